@@ -1,0 +1,26 @@
+// MPI entry points of the K/V API (C++). Kept apart from kv.h so serial
+// users never need mpi.h. Link with sluice::sluice_mpi.
+//
+// Thread-safety: as MPI's own for the communicator passed (the calls are
+// collective over it and must be made in the same order on every rank).
+#ifndef SLUICE_MPI_H_
+#define SLUICE_MPI_H_
+
+#include <mpi.h>
+
+#include "sluice/export.h"
+#include "sluice/kv.h"
+
+namespace sluice {
+namespace mpi {
+
+// Collective over `comm`: every rank makes its own store's updates durable
+// (Store::WriteBarrier), then all ranks agree on the outcome. Returns OK on
+// every rank only if every rank succeeded; otherwise every rank returns an
+// error, and the message names the first failing rank and its error.
+SLUICE_EXPORT Status WriteBarrierAll(Store* store, MPI_Comm comm);
+
+}  // namespace mpi
+}  // namespace sluice
+
+#endif  // SLUICE_MPI_H_

@@ -1,0 +1,173 @@
+// StoreOptions: how a Sluice store (one LSM-tree per writer) is tuned.
+//
+// The defaults follow the LSMIO paper's tuning for write-once checkpoint data:
+// no write-ahead log, no compression, no block cache, no automatic
+// compaction. Every option can also be set by name from a string
+// (StoreOptions::Set, sluice_options_set in C), which is how configuration
+// files, SLUICE_* environment variables and command-line tools reach them;
+// an unknown name or a malformed value is an error, never ignored.
+//
+// Sizes accept the suffixes k, m, g (powers of 1024); booleans accept
+// 1/0, true/false, on/off, yes/no.
+//
+// Thread-safety: a StoreOptions is a plain value; a store copies it at open.
+#ifndef SLUICE_OPTIONS_H_
+#define SLUICE_OPTIONS_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sluice/export.h"
+#include "sluice/status.h"
+
+namespace sluice {
+
+enum class BackendKind : int {
+  // For a new store: RocksDB. For an existing store: whatever it was created
+  // with (recorded in its header).
+  kDefault = 0,
+  kRocksDB = 1,
+  kLevelDB = 2,
+};
+
+SLUICE_EXPORT const char* BackendName(BackendKind kind);
+
+struct SLUICE_EXPORT StoreOptions {
+  // Which LSM-tree implementation holds the data. Opening an existing store
+  // with an explicit backend other than the one it was created with is an
+  // error.
+  // Default: kDefault.
+  BackendKind backend = BackendKind::kDefault;
+
+  // Create the store (and missing parent directories) when the path does not
+  // exist or is an empty directory. When false, a missing store is NotFound.
+  // Default: true.
+  bool create_if_missing = true;
+
+  // Open for reading only: takes a shared lock, so any number of readers may
+  // open a store at once, but not while a writer has it open.
+  // Default: false.
+  bool read_only = false;
+
+  // Write-ahead log. Off, an update lives only in memory until the next
+  // write barrier; a crash before it loses the updates since the last
+  // barrier (the checkpoint is then incomplete, never half-read). On, every
+  // update is also appended to a log: safer between barriers, and about half
+  // the write bandwidth. LevelDB cannot turn its log off: with wal=false,
+  // Sluice buffers LevelDB's updates in a write batch and writes the batch
+  // at the barrier (or when it reaches write_buffer_size), as LSMIO does.
+  // Default: false.
+  bool wal = false;
+
+  // Each write is durable when the call returns (the log is fsync'ed).
+  // Requires wal=true. Costly: one fsync per update.
+  // Default: false.
+  bool sync_writes = false;
+
+  // Compress data blocks (RocksDB: LZ4, LevelDB: Snappy). Checkpoint data
+  // of floating-point fields rarely compresses; it costs CPU on the write
+  // path.
+  // Default: false.
+  bool compression = false;
+
+  // Bytes of block cache for reads; 0 turns the cache off. Checkpoints are
+  // read once, at restart, so a cache only costs memory.
+  // Default: 0.
+  size_t block_cache_bytes = 0;
+
+  // Background compaction. Checkpoint data is written once and read once;
+  // compaction rewrites it for no gain. Off, write stalls on the number of
+  // level-0 files are also turned off (RocksDB). LevelDB always compacts.
+  // Default: false.
+  bool auto_compaction = false;
+
+  // Read table files through mmap (RocksDB). LevelDB always mmaps up to
+  // 1000 table files and ignores this option.
+  // Default: false.
+  bool mmap_reads = false;
+
+  // Write table files through mmap (RocksDB only).
+  // Default: false.
+  bool mmap_writes = false;
+
+  // Size of the in-memory write buffer (the memtable): updates collect here
+  // and reach the disk as one sorted table file when it fills. Larger means
+  // larger sequential writes and more memory: a writer holds up to
+  // max_write_buffers of them.
+  // Default: 32 MiB.
+  size_t write_buffer_size = 32u << 20;
+
+  // Number of write buffers a writer may hold (one filling, the others
+  // being flushed in the background). RocksDB only; at least 2.
+  // Default: 2.
+  int max_write_buffers = 2;
+
+  // Target size of a data block in table files. Values larger than a block
+  // occupy one block of their own; small keys benefit from larger blocks
+  // through a smaller index.
+  // Default: 64 KiB.
+  size_t block_size = 64u << 10;
+
+  // Background threads that flush full write buffers to disk (RocksDB; the
+  // pool is process-wide, so the largest value asked for wins). LevelDB has
+  // one background thread and accepts only 1.
+  // Default: 1.
+  int flush_threads = 1;
+
+  // Write table files with O_DIRECT (RocksDB), bypassing the page cache so
+  // checkpoint data does not evict the application's memory.
+  // Default: false.
+  bool direct_io_flush = false;
+
+  // Read table files with O_DIRECT (RocksDB). Excludes mmap_reads.
+  // Default: false.
+  bool direct_io_reads = false;
+
+  // Key-value separation (RocksDB's integrated BlobDB, the WiscKey design):
+  // values of at least min_blob_size go to append-only blob files and the
+  // tree holds only their locations, so flushes copy less.
+  // Default: false.
+  bool blob_files = false;
+
+  // Smallest value kept in a blob file when blob_files is on.
+  // Default: 4 KiB.
+  size_t min_blob_size = 4u << 10;
+
+  // Size at which a blob file is closed and a new one started.
+  // Default: 256 MiB.
+  size_t blob_file_size = 256u << 20;
+
+  // Bytes of asynchronous updates that may wait in the queue before an
+  // asynchronous call blocks (bounds memory; the values are copied).
+  // Default: 64 MiB.
+  size_t async_queue_bytes = 64u << 20;
+
+  // Sets one option by name, e.g. Set("write_buffer_size", "64m").
+  // Unknown names and malformed values are InvalidArgument.
+  Status Set(std::string_view name, std::string_view value);
+
+  // Sets options from "name=value" pairs separated by ',' or ';'.
+  Status SetAll(std::string_view list);
+
+  // Checks combinations (e.g. sync_writes without wal) before open.
+  Status Validate() const;
+
+  // Every option by name, with its current value, as "name=value" lines.
+  std::string ToString() const;
+
+  struct Info {
+    const char* name;
+    const char* help;
+  };
+  // Every settable option, in declaration order.
+  static const std::vector<Info>& List();
+};
+
+// Parses "64k", "32m", "1g", "4096" (powers of 1024). Used by every tool.
+SLUICE_EXPORT Status ParseSize(std::string_view text, size_t* out);
+
+}  // namespace sluice
+
+#endif  // SLUICE_OPTIONS_H_

@@ -1,0 +1,127 @@
+/* Sluice C API: a checkpoint store for C and Fortran codes.
+ *
+ * Conventions
+ *  - Every fallible function returns an int: SLUICE_OK (0) or an error code
+ *    below. The message of the calling thread's last error, which names the
+ *    path or key concerned, is sluice_errmsg(); it stays valid until that
+ *    thread's next Sluice call.
+ *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
+ *  - Handles are opaque. Whoever creates a handle destroys it:
+ *    sluice_options_destroy, sluice_close. Buffers returned by sluice_get are
+ *    allocated by Sluice and freed with sluice_free.
+ *  - Keys and values are byte strings with explicit lengths; they may hold
+ *    zero bytes. Every output buffer is passed with its capacity.
+ *  - Every function is local (no MPI communication) unless its comment says
+ *    collective; the collective ones live in sluice/c_mpi.h.
+ *  - Thread-safe: any function may be called from several threads at once,
+ *    on the same store handle too (but not after sluice_close).
+ */
+#ifndef SLUICE_SLUICE_H_
+#define SLUICE_SLUICE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sluice/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes (the same numbers as sluice::Code). */
+enum {
+  SLUICE_OK = 0,
+  SLUICE_NOT_FOUND = 1,
+  SLUICE_CORRUPTION = 2,
+  SLUICE_NOT_SUPPORTED = 3,
+  SLUICE_INVALID_ARGUMENT = 4,
+  SLUICE_IO_ERROR = 5,
+  SLUICE_BUSY = 6,
+  SLUICE_NOT_A_STORE = 7,
+  SLUICE_VERSION_TOO_NEW = 8,
+  SLUICE_NO_SPACE = 9,
+  SLUICE_INCOMPLETE = 10,
+  SLUICE_BUFFER_TOO_SMALL = 100 /* sluice_get_into: *vlen has the size */
+};
+
+/* Flags of mutating calls. */
+#define SLUICE_SYNC 0  /* applied to the store before the call returns */
+#define SLUICE_ASYNC 1 /* queued; applied in order by a background thread */
+
+/* Operation types of the performance counters. */
+enum {
+  SLUICE_OP_PUT = 0,
+  SLUICE_OP_GET = 1,
+  SLUICE_OP_APPEND = 2,
+  SLUICE_OP_DELETE = 3,
+  SLUICE_OP_BARRIER = 4,
+  SLUICE_OP_BATCH = 5,
+  SLUICE_OP_COUNT = 6
+};
+
+typedef struct sluice_options_t sluice_options_t;
+typedef struct sluice_store_t sluice_store_t;
+
+typedef struct sluice_op_stats_t {
+  uint64_t ops;
+  uint64_t bytes;
+  uint64_t nanos;
+} sluice_op_stats_t;
+
+/* The calling thread's last error message ("" if none). */
+SLUICE_EXPORT const char* sluice_errmsg(void);
+/* A short name of an error code ("NotFound", ...). */
+SLUICE_EXPORT const char* sluice_strerror(int code);
+SLUICE_EXPORT void sluice_free(void* ptr);
+
+/* Options (see sluice/options.h for every name, its default and trade-off). */
+SLUICE_EXPORT sluice_options_t* sluice_options_create(void);
+SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
+/* Sets an option by name: sluice_options_set(o, "write_buffer_size", "64m").
+ * An unknown name or bad value is SLUICE_INVALID_ARGUMENT. */
+SLUICE_EXPORT int sluice_options_set(sluice_options_t* options,
+                                     const char* name, const char* value);
+
+/* Opens or creates the store in directory `path`. `options` may be NULL for
+ * the defaults. On error *store is NULL. */
+SLUICE_EXPORT int sluice_open(const char* path, const sluice_options_t* options,
+                              sluice_store_t** store);
+/* Waits for queued updates, flushes, releases the store and frees the
+ * handle, even when it returns an error. NULL is accepted. */
+SLUICE_EXPORT int sluice_close(sluice_store_t* store);
+
+SLUICE_EXPORT int sluice_put(sluice_store_t* store, const void* key,
+                             size_t klen, const void* val, size_t vlen,
+                             int flags);
+/* Reads a value into a new buffer (*val, freed with sluice_free; non-NULL
+ * even for an empty value) of *vlen bytes. */
+SLUICE_EXPORT int sluice_get(sluice_store_t* store, const void* key,
+                             size_t klen, void** val, size_t* vlen);
+/* Reads a value into buf[0..cap). If it does not fit, returns
+ * SLUICE_BUFFER_TOO_SMALL and sets *vlen to the size needed. */
+SLUICE_EXPORT int sluice_get_into(sluice_store_t* store, const void* key,
+                                  size_t klen, void* buf, size_t cap,
+                                  size_t* vlen);
+SLUICE_EXPORT int sluice_append(sluice_store_t* store, const void* key,
+                                size_t klen, const void* val, size_t vlen,
+                                int flags);
+SLUICE_EXPORT int sluice_del(sluice_store_t* store, const void* key,
+                             size_t klen, int flags);
+/* Makes every update issued before it durable; blocks until on disk. */
+SLUICE_EXPORT int sluice_write_barrier(sluice_store_t* store);
+SLUICE_EXPORT int sluice_start_batch(sluice_store_t* store);
+SLUICE_EXPORT int sluice_stop_batch(sluice_store_t* store);
+
+/* Counters of one operation type (SLUICE_OP_*). */
+SLUICE_EXPORT int sluice_stats(sluice_store_t* store, int op,
+                               sluice_op_stats_t* out);
+/* The counters as one line of text, truncated to cap-1 bytes and
+ * NUL-terminated; returns the full length. */
+SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
+                                         size_t cap);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SLUICE_SLUICE_H_ */

@@ -1,0 +1,34 @@
+// Shared by the C shims: the handle structs and the last-error slot.
+#ifndef SLUICE_C_C_API_H_
+#define SLUICE_C_C_API_H_
+
+#include <memory>
+
+#include "sluice/kv.h"
+#include "sluice/sluice.h"
+
+struct sluice_options_t {
+  sluice::StoreOptions rep;
+};
+
+struct sluice_store_t {
+  std::unique_ptr<sluice::Store> rep;
+};
+
+namespace sluice {
+// Records `s` as the calling thread's last error and returns its C code.
+SLUICE_EXPORT int SetLastError(const Status& s);
+}  // namespace sluice
+
+// Runs `body` (returning an int), turning any exception into an error code
+// so nothing throws into C.
+#define SLUICE_C_GUARD(body)                                                \
+  try {                                                                     \
+    body                                                                    \
+  } catch (const std::bad_alloc&) {                                         \
+    return sluice::SetLastError(sluice::Status::IOError("out of memory"));  \
+  } catch (const std::exception& e) {                                       \
+    return sluice::SetLastError(sluice::Status::IOError(e.what()));         \
+  }
+
+#endif  // SLUICE_C_C_API_H_

@@ -1,0 +1,146 @@
+// The LevelDB adapter. LevelDB cannot turn its log off, so with wal=false
+// the store buffers updates (WantsWriteBuffer) and writes them as one batch
+// at the barrier, as LSMIO does; the barrier then fsyncs the log once.
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/options.h>
+#include <leveldb/write_batch.h>
+
+#include "store/backend.h"
+
+namespace sluice {
+namespace {
+
+Status FromLevel(const leveldb::Status& s, const std::string& what,
+                 const std::string& dir) {
+  if (s.ok()) return Status::OK();
+  std::string msg = "leveldb " + what + " in " + dir + ": " + s.ToString();
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsNotSupportedError()) return Status::NotSupported(msg);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  if (s.IsIOError() && msg.find("lock") != std::string::npos) {
+    return Status::Busy(msg);  // LevelDB admits one opener, readers too
+  }
+  if (msg.find("No space left") != std::string::npos) {
+    return Status::NoSpace(msg);
+  }
+  return Status::IOError(msg);
+}
+
+leveldb::Slice ToSlice(std::string_view v) {
+  return leveldb::Slice(v.data(), v.size());
+}
+
+Status Unsupported(const char* option) {
+  return Status::NotSupported(std::string("option ") + option +
+                              " is not supported by the leveldb backend");
+}
+
+class LevelDBBackend : public Backend {
+ public:
+  LevelDBBackend(const StoreOptions& options, std::string dir)
+      : options_(options), dir_(std::move(dir)) {
+    read_.verify_checksums = true;
+    read_.fill_cache = options.block_cache_bytes > 0;
+  }
+  ~LevelDBBackend() override { Close(); }
+
+  Status Open() {
+    Status s = CheckLevelDBOptions(options_);
+    if (!s.ok()) return s;
+    // A capacity-0 LRU cache caches nothing; nullptr would mean 8 MiB.
+    cache_.reset(leveldb::NewLRUCache(options_.block_cache_bytes));
+    leveldb::Options o;
+    o.create_if_missing = !options_.read_only;
+    o.paranoid_checks = true;
+    o.compression = options_.compression ? leveldb::kSnappyCompression
+                                         : leveldb::kNoCompression;
+    o.write_buffer_size = options_.write_buffer_size;
+    o.max_file_size = options_.write_buffer_size;
+    o.block_size = options_.block_size;
+    o.block_cache = cache_.get();
+    leveldb::DB* db = nullptr;
+    leveldb::Status ls = leveldb::DB::Open(o, dir_, &db);
+    db_.reset(db);
+    return FromLevel(ls, "open", dir_);
+  }
+
+  Status Get(std::string_view key, std::string* value) override {
+    leveldb::Status s = db_->Get(read_, ToSlice(key), value);
+    if (s.IsNotFound()) return Status::NotFound("key not found");
+    return FromLevel(s, "get", dir_);
+  }
+  Status Put(std::string_view key, std::string_view value) override {
+    return FromLevel(db_->Put(Sync(), ToSlice(key), ToSlice(value)), "put",
+                     dir_);
+  }
+  Status Delete(std::string_view key) override {
+    return FromLevel(db_->Delete(Sync(), ToSlice(key)), "delete", dir_);
+  }
+  Status Append(std::string_view, std::string_view) override {
+    return Status::NotSupported("leveldb has no native append");
+  }
+  Status Write(const WriteBuffer& buffer) override {
+    leveldb::WriteBatch batch;
+    for (const auto& [key, value] : buffer.entries()) {
+      if (value) {
+        batch.Put(key, *value);
+      } else {
+        batch.Delete(key);
+      }
+    }
+    return FromLevel(db_->Write(Sync(), &batch), "write", dir_);
+  }
+  Status Flush() override {
+    if (options_.read_only) return Status::OK();
+    // LevelDB has no memtable flush short of a full compaction; an empty
+    // batch written with sync=true fsyncs the log, which makes every
+    // earlier write durable.
+    leveldb::WriteOptions w;
+    w.sync = true;
+    leveldb::WriteBatch empty;
+    return FromLevel(db_->Write(w, &empty), "flush", dir_);
+  }
+  Status Close() override {
+    db_.reset();  // LevelDB's destructor waits for its background work
+    cache_.reset();
+    return Status::OK();
+  }
+  bool HasNativeAppend() const override { return false; }
+  bool WantsWriteBuffer() const override { return !options_.wal; }
+
+ private:
+  leveldb::WriteOptions Sync() const {
+    leveldb::WriteOptions w;
+    w.sync = options_.sync_writes;
+    return w;
+  }
+
+  const StoreOptions options_;
+  const std::string dir_;
+  leveldb::ReadOptions read_;
+  std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<leveldb::DB> db_;
+};
+
+}  // namespace
+
+Status CheckLevelDBOptions(const StoreOptions& options) {
+  if (options.mmap_writes) return Unsupported("mmap_writes");
+  if (options.direct_io_flush) return Unsupported("direct_io_flush");
+  if (options.direct_io_reads) return Unsupported("direct_io_reads");
+  if (options.blob_files) return Unsupported("blob_files");
+  if (options.flush_threads != 1) return Unsupported("flush_threads != 1");
+  return Status::OK();
+}
+
+Status OpenLevelDBBackend(const StoreOptions& options, const std::string& dir,
+                          std::unique_ptr<Backend>* out) {
+  auto backend = std::make_unique<LevelDBBackend>(options, dir);
+  Status s = backend->Open();
+  if (s.ok()) *out = std::move(backend);
+  return s;
+}
+
+}  // namespace sluice

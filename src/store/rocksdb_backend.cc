@@ -1,0 +1,173 @@
+// The RocksDB adapter, tuned as LSMIO tunes it for write-once checkpoint
+// data (see StoreOptions for each knob).
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include "store/backend.h"
+
+namespace sluice {
+namespace {
+
+Status FromRocks(const rocksdb::Status& s, const std::string& what,
+                 const std::string& dir) {
+  if (s.ok()) return Status::OK();
+  std::string msg = "rocksdb " + what + " in " + dir + ": " + s.ToString();
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsNoSpace()) return Status::NoSpace(msg);
+  if (s.IsNotSupported()) return Status::NotSupported(msg);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  if (s.IsBusy() || s.IsTryAgain()) return Status::Busy(msg);
+  if (s.IsIncomplete()) return Status::Incomplete(msg);
+  return Status::IOError(msg);
+}
+
+rocksdb::Slice ToSlice(std::string_view v) {
+  return rocksdb::Slice(v.data(), v.size());
+}
+
+// Append as a merge: concatenation, no separator.
+class AppendOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice& /*key*/, const rocksdb::Slice* existing,
+             const rocksdb::Slice& value, std::string* new_value,
+             rocksdb::Logger* /*logger*/) const override {
+    new_value->clear();
+    if (existing) {
+      new_value->reserve(existing->size() + value.size());
+      new_value->assign(existing->data(), existing->size());
+    }
+    new_value->append(value.data(), value.size());
+    return true;
+  }
+  const char* Name() const override { return "sluice.append"; }
+};
+
+class RocksDBBackend : public Backend {
+ public:
+  RocksDBBackend(const StoreOptions& options, std::string dir)
+      : options_(options), dir_(std::move(dir)) {
+    write_.disableWAL = !options.wal;
+    write_.sync = options.sync_writes;
+    read_.verify_checksums = true;
+    read_.fill_cache = options.block_cache_bytes > 0;
+  }
+  ~RocksDBBackend() override { Close(); }
+
+  Status Open() {
+    rocksdb::Options o;
+    o.create_if_missing = !options_.read_only;
+    o.paranoid_checks = true;
+    o.compression = options_.compression ? rocksdb::kLZ4Compression
+                                         : rocksdb::kNoCompression;
+    o.write_buffer_size = options_.write_buffer_size;
+    o.max_write_buffer_number = options_.max_write_buffers;
+    o.min_write_buffer_number_to_merge = 1;
+    o.disable_auto_compactions = !options_.auto_compaction;
+    if (!options_.auto_compaction) {
+      // With compaction off, level-0 only grows: never stall on its size.
+      o.level0_slowdown_writes_trigger = 1 << 30;
+      o.level0_stop_writes_trigger = 1 << 30;
+      o.soft_pending_compaction_bytes_limit = 0;
+      o.hard_pending_compaction_bytes_limit = 0;
+    }
+    o.allow_mmap_reads = options_.mmap_reads;
+    o.allow_mmap_writes = options_.mmap_writes;
+    o.use_direct_io_for_flush_and_compaction = options_.direct_io_flush;
+    o.use_direct_reads = options_.direct_io_reads;
+    o.max_background_flushes = options_.flush_threads;
+    o.env->SetBackgroundThreads(options_.flush_threads,
+                                rocksdb::Env::Priority::HIGH);
+    o.enable_blob_files = options_.blob_files;
+    o.min_blob_size = options_.min_blob_size;
+    o.blob_file_size = options_.blob_file_size;
+    o.max_open_files = -1;
+    o.keep_log_file_num = 4;
+    o.merge_operator = std::make_shared<AppendOperator>();
+
+    rocksdb::BlockBasedTableOptions t;
+    t.block_size = options_.block_size;
+    if (options_.block_cache_bytes == 0) {
+      t.no_block_cache = true;
+    } else {
+      t.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
+    }
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status s =
+        options_.read_only ? rocksdb::DB::OpenForReadOnly(o, dir_, &db)
+                           : rocksdb::DB::Open(o, dir_, &db);
+    db_.reset(db);
+    return FromRocks(s, "open", dir_);
+  }
+
+  Status Get(std::string_view key, std::string* value) override {
+    rocksdb::PinnableSlice v;
+    rocksdb::Status s =
+        db_->Get(read_, db_->DefaultColumnFamily(), ToSlice(key), &v);
+    if (s.IsNotFound()) return Status::NotFound("key not found");
+    if (s.ok()) value->assign(v.data(), v.size());
+    return FromRocks(s, "get", dir_);
+  }
+  Status Put(std::string_view key, std::string_view value) override {
+    return FromRocks(db_->Put(write_, ToSlice(key), ToSlice(value)), "put",
+                     dir_);
+  }
+  Status Delete(std::string_view key) override {
+    return FromRocks(db_->Delete(write_, ToSlice(key)), "delete", dir_);
+  }
+  Status Append(std::string_view key, std::string_view value) override {
+    return FromRocks(db_->Merge(write_, ToSlice(key), ToSlice(value)),
+                     "append", dir_);
+  }
+  Status Write(const WriteBuffer& buffer) override {
+    rocksdb::WriteBatch batch;
+    for (const auto& [key, value] : buffer.entries()) {
+      rocksdb::Status s = value ? batch.Put(key, *value) : batch.Delete(key);
+      if (!s.ok()) return FromRocks(s, "batch", dir_);
+    }
+    return FromRocks(db_->Write(write_, &batch), "write", dir_);
+  }
+  Status Flush() override {
+    if (options_.read_only) return Status::OK();
+    if (options_.wal) {
+      return FromRocks(db_->FlushWAL(/*sync=*/true), "flush log", dir_);
+    }
+    rocksdb::FlushOptions f;
+    f.wait = true;
+    return FromRocks(db_->Flush(f), "flush", dir_);
+  }
+  Status Close() override {
+    if (!db_) return Status::OK();
+    rocksdb::Status s = db_->Close();
+    db_.reset();
+    return FromRocks(s, "close", dir_);
+  }
+  bool HasNativeAppend() const override { return true; }
+  bool WantsWriteBuffer() const override { return false; }
+
+ private:
+  const StoreOptions options_;
+  const std::string dir_;
+  rocksdb::WriteOptions write_;
+  rocksdb::ReadOptions read_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace
+
+Status OpenRocksDBBackend(const StoreOptions& options, const std::string& dir,
+                          std::unique_ptr<Backend>* out) {
+  auto backend = std::make_unique<RocksDBBackend>(options, dir);
+  Status s = backend->Open();
+  if (s.ok()) *out = std::move(backend);
+  return s;
+}
+
+}  // namespace sluice

@@ -1,0 +1,468 @@
+// StoreImpl: the store logic over one Backend: open/create with header and
+// lock, synchronous and asynchronous updates, batches, barriers, counters.
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <mutex>
+
+#include "sluice/kv.h"
+#include "store/async_queue.h"
+#include "store/backend.h"
+#include "store/header.h"
+#include "store/lock.h"
+#include "store/stats.h"
+#include "store/write_buffer.h"
+#include "util/posix.h"
+
+namespace sluice {
+namespace {
+
+// A key as it may appear in a message: printable, at most 64 characters.
+std::string PrintableKey(std::string_view key) {
+  std::string out;
+  for (size_t i = 0; i < key.size() && i < 64; ++i) {
+    unsigned char c = static_cast<unsigned char>(key[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (key.size() > 64) out += "...";
+  return out;
+}
+
+class StoreImpl final : public Store {
+ public:
+  StoreImpl(const StoreOptions& options, std::string path, BackendKind kind,
+            std::unique_ptr<StoreLock> lock, std::unique_ptr<Backend> backend)
+      : options_(options),
+        path_(std::move(path)),
+        kind_(kind),
+        lock_(std::move(lock)),
+        backend_(std::move(backend)),
+        key_locks_needed_(!backend_->HasNativeAppend()),
+        async_(options.async_queue_bytes,
+               [this](const AsyncQueue::Item& item) { return Apply(item); }) {}
+
+  ~StoreImpl() override { Close(); }
+
+  Status Put(std::string_view key, std::string_view value,
+             WriteMode mode) override {
+    return Update(Op::kPut, key, value, mode);
+  }
+  Status Append(std::string_view key, std::string_view value,
+                WriteMode mode) override {
+    return Update(Op::kAppend, key, value, mode);
+  }
+  Status Delete(std::string_view key, WriteMode mode) override {
+    return Update(Op::kDelete, key, {}, mode);
+  }
+
+  Status Get(std::string_view key, std::string* value) override {
+    if (closed_) return Closed();
+    async_.Drain();  // read your own asynchronous writes
+    Stopwatch watch;
+    Status s;
+    bool done = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!buffer_.empty()) {
+        switch (buffer_.Find(key, value)) {
+          case WriteBuffer::Lookup::kValue:
+            done = true;
+            break;
+          case WriteBuffer::Lookup::kDeleted:
+            s = Status::NotFound("");
+            done = true;
+            break;
+          case WriteBuffer::Lookup::kMissing:
+            break;
+        }
+      }
+    }
+    if (!done) s = backend_->Get(key, value);
+    if (s.ok()) {
+      counters_.Record(Op::kGet, value->size(), watch.ElapsedNanos());
+    } else if (s.IsNotFound()) {
+      counters_.Record(Op::kGet, 0, watch.ElapsedNanos());
+      s = Status::NotFound("key '" + PrintableKey(key) + "' not found in store " +
+                           path_);
+    }
+    return s;
+  }
+
+  Status WriteBarrier() override {
+    if (closed_) return Closed();
+    Stopwatch watch;
+    async_.Drain();
+    Status s = async_.TakeError();
+    Status w;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!in_batch_) w = WriteBufferLocked();
+    }
+    if (w.ok() && !options_.read_only) w = backend_->Flush();
+    if (s.ok()) s = w;
+    counters_.Record(Op::kBarrier, unflushed_bytes_.exchange(0),
+                     watch.ElapsedNanos());
+    return s;
+  }
+
+  Status StartBatch() override {
+    if (closed_) return Closed();
+    if (options_.read_only) return ReadOnly();
+    async_.Drain();  // earlier asynchronous updates precede the batch
+    std::lock_guard<std::mutex> lock(mu_);
+    if (in_batch_) {
+      return Status::InvalidArgument("store " + path_ +
+                                     ": a batch is already started");
+    }
+    Status s = WriteBufferLocked();  // the buffer then holds only the batch
+    if (s.ok()) in_batch_ = true;
+    return s;
+  }
+
+  Status StopBatch() override {
+    if (closed_) return Closed();
+    Stopwatch watch;
+    async_.Drain();
+    Status s = async_.TakeError();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!in_batch_) {
+      return Status::InvalidArgument("store " + path_ +
+                                     ": stop_batch without start_batch");
+    }
+    const uint64_t bytes = buffer_.bytes();
+    Status w = WriteBufferLocked();
+    in_batch_ = false;
+    if (!w.ok()) {
+      buffer_.Clear();
+      w = Status(w.code(), "batch not written: " + w.message());
+    }
+    if (s.ok()) s = w;
+    if (s.ok()) counters_.Record(Op::kBatch, bytes, watch.ElapsedNanos());
+    return s;
+  }
+
+  Status Close() override {
+    if (closed_.exchange(true)) return Status::OK();
+    async_.Stop();
+    Status s = async_.TakeError();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (in_batch_) {
+        if (s.ok()) {
+          s = Status::Incomplete("store " + path_ + ": closed inside a batch; " +
+                                 std::to_string(buffer_.entries().size()) +
+                                 " batched updates were discarded");
+        }
+        buffer_.Clear();
+        in_batch_ = false;
+      }
+      Status w = WriteBufferLocked();
+      if (s.ok()) s = w;
+    }
+    if (!options_.read_only) {
+      Status f = backend_->Flush();
+      if (s.ok()) s = f;
+    }
+    Status c = backend_->Close();
+    if (s.ok()) s = c;
+    const char* env = getenv("SLUICE_STATS");
+    if (env != nullptr && env[0] != '\0' && env[0] != '0') {
+      fprintf(stderr, "sluice-stats store=%s backend=%s %s\n", path_.c_str(),
+              BackendName(kind_), counters_.Snapshot().ToString().c_str());
+    }
+    lock_->Release();
+    return s;
+  }
+
+  StoreStats GetStats() const override { return counters_.Snapshot(); }
+  const std::string& path() const override { return path_; }
+  BackendKind backend() const override { return kind_; }
+
+ private:
+  Status Closed() const {
+    return Status::InvalidArgument("store " + path_ + " is closed");
+  }
+  Status ReadOnly() const {
+    return Status::InvalidArgument("store " + path_ + " is open read-only");
+  }
+
+  Status Update(Op op, std::string_view key, std::string_view value,
+                WriteMode mode) {
+    if (closed_) return Closed();
+    if (options_.read_only) return ReadOnly();
+    if (mode == WriteMode::kAsync) {
+      async_.Enqueue({op, std::string(key), std::string(value)});
+      return Status::OK();
+    }
+    async_.Drain();  // order after earlier asynchronous updates
+    return Apply(op, key, value);
+  }
+
+  Status Apply(const AsyncQueue::Item& item) {
+    return Apply(item.op, item.key, item.value);
+  }
+
+  // Applies one update, buffered or straight to the backend.
+  Status Apply(Op op, std::string_view key, std::string_view value) {
+    Stopwatch watch;
+    Status s;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (in_batch_ || backend_->WantsWriteBuffer()) {
+      s = ApplyBufferedLocked(op, key, value);
+    } else {
+      lock.unlock();
+      s = ApplyDirect(op, key, value);
+    }
+    if (s.ok()) {
+      counters_.Record(op, value.size(), watch.ElapsedNanos());
+      unflushed_bytes_.fetch_add(value.size(), std::memory_order_relaxed);
+    }
+    return s;
+  }
+
+  Status ApplyBufferedLocked(Op op, std::string_view key,
+                             std::string_view value) {
+    switch (op) {
+      case Op::kPut:
+        buffer_.Put(key, value);
+        break;
+      case Op::kDelete:
+        buffer_.Delete(key);
+        break;
+      case Op::kAppend:
+        switch (buffer_.Find(key, nullptr)) {
+          case WriteBuffer::Lookup::kValue:
+            buffer_.AppendTo(key, value);
+            break;
+          case WriteBuffer::Lookup::kDeleted:
+            buffer_.Put(key, value);
+            break;
+          case WriteBuffer::Lookup::kMissing: {
+            std::string current;
+            Status s = backend_->Get(key, &current);
+            if (s.IsNotFound()) {
+              current.clear();
+            } else if (!s.ok()) {
+              return s;
+            }
+            current.append(value.data(), value.size());
+            buffer_.Put(key, current);
+            break;
+          }
+        }
+        break;
+      default:
+        return Status::InvalidArgument("not an update");
+    }
+    // Outside a batch, the buffer is spilled when it reaches a write
+    // buffer's size, so memory stays bounded.
+    if (!in_batch_ && buffer_.bytes() >= options_.write_buffer_size) {
+      return WriteBufferLocked();
+    }
+    return Status::OK();
+  }
+
+  Status ApplyDirect(Op op, std::string_view key, std::string_view value) {
+    if (op == Op::kAppend && backend_->HasNativeAppend()) {
+      return backend_->Append(key, value);
+    }
+    // Without a native append, an append reads and rewrites the value; the
+    // key's lock keeps concurrent updates of the same key out meanwhile.
+    std::unique_lock<std::mutex> key_lock;
+    if (key_locks_needed_) {
+      key_lock = std::unique_lock<std::mutex>(
+          key_locks_[std::hash<std::string_view>()(key) % kKeyLocks]);
+    }
+    switch (op) {
+      case Op::kPut:
+        return backend_->Put(key, value);
+      case Op::kDelete:
+        return backend_->Delete(key);
+      case Op::kAppend: {
+        std::string current;
+        Status s = backend_->Get(key, &current);
+        if (s.IsNotFound()) {
+          current.clear();
+        } else if (!s.ok()) {
+          return s;
+        }
+        current.append(value.data(), value.size());
+        return backend_->Put(key, current);
+      }
+      default:
+        return Status::InvalidArgument("not an update");
+    }
+  }
+
+  Status WriteBufferLocked() {
+    if (buffer_.empty()) return Status::OK();
+    Status s = backend_->Write(buffer_);
+    if (s.ok()) buffer_.Clear();
+    return s;
+  }
+
+  static constexpr size_t kKeyLocks = 64;
+
+  const StoreOptions options_;
+  const std::string path_;
+  const BackendKind kind_;
+  std::unique_ptr<StoreLock> lock_;
+  std::unique_ptr<Backend> backend_;
+  const bool key_locks_needed_;
+  std::mutex key_locks_[kKeyLocks];
+  Counters counters_;
+  std::atomic<uint64_t> unflushed_bytes_{0};
+  std::atomic<bool> closed_{false};
+
+  std::mutex mu_;
+  WriteBuffer buffer_;  // GUARDED_BY(mu_)
+  bool in_batch_ = false;  // GUARDED_BY(mu_)
+
+  AsyncQueue async_;  // last: its thread calls into the members above
+};
+
+Status OpenBackend(BackendKind kind, const StoreOptions& options,
+                   const std::string& dir, std::unique_ptr<Backend>* out) {
+  switch (kind) {
+    case BackendKind::kRocksDB:
+#ifdef SLUICE_HAVE_ROCKSDB
+      return OpenRocksDBBackend(options, dir, out);
+#else
+      break;
+#endif
+    case BackendKind::kLevelDB:
+#ifdef SLUICE_HAVE_LEVELDB
+      return OpenLevelDBBackend(options, dir, out);
+#else
+      break;
+#endif
+    case BackendKind::kDefault:
+      break;
+  }
+  return Status::NotSupported(std::string("backend ") + BackendName(kind) +
+                              " is not built into this Sluice (store " + dir +
+                              ")");
+}
+
+Status CheckBackendOptions(BackendKind kind, const StoreOptions& options) {
+#ifdef SLUICE_HAVE_LEVELDB
+  if (kind == BackendKind::kLevelDB) return CheckLevelDBOptions(options);
+#endif
+  return Status::OK();
+}
+
+// Decides whether `path` is an existing store, a place for a new one, or an
+// error; creates the directory when needed.
+Status Locate(const StoreOptions& options, const std::string& path,
+              bool* create) {
+  posix::PathKind kind;
+  Status s = posix::Probe(path, &kind);
+  if (!s.ok()) return s;
+  switch (kind) {
+    case posix::PathKind::kFile:
+    case posix::PathKind::kOther:
+      return Status::NotAStore(path + " is not a Sluice store: it is not a "
+                               "directory");
+    case posix::PathKind::kMissing:
+      if (!options.create_if_missing || options.read_only) {
+        return Status::NotFound("store " + path + " does not exist");
+      }
+      s = posix::CreateDirs(path);
+      if (!s.ok()) {
+        return Status(s.code() == Code::kNoSpace ? Code::kNoSpace
+                                                 : Code::kIOError,
+                      "cannot create store " + path + ": " + s.message());
+      }
+      *create = true;
+      return Status::OK();
+    case posix::PathKind::kDirectory:
+      break;
+  }
+  posix::PathKind header;
+  s = posix::Probe(posix::JoinPath(path, kHeaderFileName), &header);
+  if (!s.ok()) return s;
+  if (header != posix::PathKind::kMissing) {
+    *create = false;
+    return Status::OK();
+  }
+  bool empty = false;
+  // A lock file alone is left by an earlier creation that was refused.
+  s = posix::IsEmptyDir(path, &empty, kLockFileName);
+  if (!s.ok()) return s;
+  if (!empty) {
+    return Status::NotAStore(path + " is not a Sluice store: the directory is "
+                             "not empty and has no " + kHeaderFileName +
+                             " header");
+  }
+  if (!options.create_if_missing || options.read_only) {
+    return Status::NotFound("store " + path + " does not exist (empty "
+                            "directory)");
+  }
+  *create = true;
+  return Status::OK();
+}
+
+}  // namespace
+
+Store::~Store() = default;
+
+Status Store::Open(const StoreOptions& options, const std::string& path,
+                   std::unique_ptr<Store>* store) {
+  store->reset();
+  if (path.empty()) return Status::InvalidArgument("empty store path");
+  Status s = options.Validate();
+  // Refuse options the backend cannot honour before touching the disk.
+  if (s.ok() && options.backend != BackendKind::kDefault) {
+    s = CheckBackendOptions(options.backend, options);
+  }
+  bool create = false;
+  if (s.ok()) s = Locate(options, path, &create);
+  auto lock = std::make_unique<StoreLock>();
+  if (s.ok()) s = lock->Acquire(path, !options.read_only);
+  StoreHeader header;
+  if (s.ok() && create) {
+    header.backend = options.backend == BackendKind::kDefault
+                         ? BackendKind::kRocksDB
+                         : options.backend;
+    header.created_nanos = static_cast<uint64_t>(time(nullptr)) * 1000000000u;
+    s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
+    if (s.ok()) s = WriteStoreHeader(path, header);
+  } else if (s.ok()) {
+    s = ReadStoreHeader(path, &header);
+    if (s.ok() && options.backend != BackendKind::kDefault &&
+        options.backend != header.backend) {
+      s = Status::InvalidArgument(
+          "store " + path + " was created with backend " +
+          BackendName(header.backend) + "; it cannot be opened with backend=" +
+          BackendName(options.backend));
+    }
+  }
+  const std::string backend_dir =
+      posix::JoinPath(path, BackendName(header.backend));
+  if (s.ok() && !create) {
+    posix::PathKind kind;
+    s = posix::Probe(backend_dir, &kind);
+    if (s.ok() && kind != posix::PathKind::kDirectory) {
+      s = Status::Corruption("store " + path + ": its backend directory " +
+                             backend_dir + " is missing");
+    }
+  }
+  if (s.ok() && !create && options.backend == BackendKind::kDefault) {
+    s = CheckBackendOptions(header.backend, options);
+  }
+  std::unique_ptr<Backend> backend;
+  if (s.ok()) s = OpenBackend(header.backend, options, backend_dir, &backend);
+  if (s.ok()) {
+    store->reset(new StoreImpl(options, path, header.backend, std::move(lock),
+                               std::move(backend)));
+  }
+  return s;
+}
+
+}  // namespace sluice

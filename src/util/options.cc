@@ -1,0 +1,240 @@
+#include "sluice/options.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+
+namespace sluice {
+
+const char* BackendName(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kDefault: return "default";
+    case BackendKind::kRocksDB: return "rocksdb";
+    case BackendKind::kLevelDB: return "leveldb";
+  }
+  return "unknown";
+}
+
+Status ParseSize(std::string_view text, size_t* out) {
+  std::string t(text);
+  if (t.empty() || !isdigit(static_cast<unsigned char>(t[0]))) {
+    return Status::InvalidArgument("not a size: '" + t + "'");
+  }
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = strtoull(t.c_str(), &end, 10);
+  if (errno != 0) return Status::InvalidArgument("size out of range: " + t);
+  unsigned shift = 0;
+  std::string suffix(end);
+  for (auto& c : suffix) c = static_cast<char>(tolower(c));
+  if (suffix == "" || suffix == "b") {
+    shift = 0;
+  } else if (suffix == "k" || suffix == "kb" || suffix == "kib") {
+    shift = 10;
+  } else if (suffix == "m" || suffix == "mb" || suffix == "mib") {
+    shift = 20;
+  } else if (suffix == "g" || suffix == "gb" || suffix == "gib") {
+    shift = 30;
+  } else {
+    return Status::InvalidArgument("bad size suffix in '" + t +
+                                   "' (use k, m or g)");
+  }
+  if (shift && v > (~0ull >> shift)) {
+    return Status::InvalidArgument("size out of range: " + t);
+  }
+  *out = static_cast<size_t>(v << shift);
+  return Status::OK();
+}
+
+namespace {
+
+Status ParseBool(std::string_view name, std::string_view text, bool* out) {
+  std::string t(text);
+  for (auto& c : t) c = static_cast<char>(tolower(c));
+  if (t == "1" || t == "true" || t == "on" || t == "yes") {
+    *out = true;
+  } else if (t == "0" || t == "false" || t == "off" || t == "no") {
+    *out = false;
+  } else {
+    return Status::InvalidArgument("option " + std::string(name) +
+                                   ": not a boolean: '" + std::string(text) +
+                                   "'");
+  }
+  return Status::OK();
+}
+
+Status ParseInt(std::string_view name, std::string_view text, int lo, int hi,
+                int* out) {
+  std::string t(text);
+  char* end = nullptr;
+  errno = 0;
+  long v = strtol(t.c_str(), &end, 10);
+  if (t.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    return Status::InvalidArgument(
+        "option " + std::string(name) + ": '" + t + "' is not an integer in [" +
+        std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  *out = static_cast<int>(v);
+  return Status::OK();
+}
+
+Status ParseSizeOption(std::string_view name, std::string_view text,
+                       size_t* out) {
+  Status s = ParseSize(text, out);
+  if (!s.ok()) {
+    return Status::InvalidArgument("option " + std::string(name) + ": " +
+                                   s.message());
+  }
+  return s;
+}
+
+// One row per option: how to set it by name and how to print it.
+struct Field {
+  StoreOptions::Info info;
+  std::function<Status(StoreOptions*, std::string_view)> set;
+  std::function<std::string(const StoreOptions&)> get;
+};
+
+#define SLUICE_BOOL(member, help)                                          \
+  Field {                                                                  \
+    {#member, help},                                                       \
+        [](StoreOptions* o, std::string_view v) {                          \
+          return ParseBool(#member, v, &o->member);                        \
+        },                                                                 \
+        [](const StoreOptions& o) { return std::string(o.member ? "1" : "0"); } \
+  }
+#define SLUICE_SIZE(member, help)                                          \
+  Field {                                                                  \
+    {#member, help},                                                       \
+        [](StoreOptions* o, std::string_view v) {                          \
+          return ParseSizeOption(#member, v, &o->member);                  \
+        },                                                                 \
+        [](const StoreOptions& o) { return std::to_string(o.member); }     \
+  }
+#define SLUICE_INT(member, lo, hi, help)                                   \
+  Field {                                                                  \
+    {#member, help},                                                       \
+        [](StoreOptions* o, std::string_view v) {                          \
+          return ParseInt(#member, v, lo, hi, &o->member);                 \
+        },                                                                 \
+        [](const StoreOptions& o) { return std::to_string(o.member); }     \
+  }
+
+const std::vector<Field>& Fields() {
+  static const std::vector<Field> fields = {
+      Field{{"backend", "rocksdb | leveldb | default (new: rocksdb)"},
+            [](StoreOptions* o, std::string_view v) {
+              if (v == "rocksdb") {
+                o->backend = BackendKind::kRocksDB;
+              } else if (v == "leveldb") {
+                o->backend = BackendKind::kLevelDB;
+              } else if (v == "default") {
+                o->backend = BackendKind::kDefault;
+              } else {
+                return Status::InvalidArgument(
+                    "option backend: unknown backend '" + std::string(v) +
+                    "' (rocksdb, leveldb or default)");
+              }
+              return Status::OK();
+            },
+            [](const StoreOptions& o) {
+              return std::string(BackendName(o.backend));
+            }},
+      SLUICE_BOOL(create_if_missing, "create the store if it does not exist"),
+      SLUICE_BOOL(read_only, "open for reading only (shared lock)"),
+      SLUICE_BOOL(wal, "write-ahead log"),
+      SLUICE_BOOL(sync_writes, "fsync the log on every update (needs wal)"),
+      SLUICE_BOOL(compression, "compress data blocks"),
+      SLUICE_SIZE(block_cache_bytes, "block cache size, 0 = off"),
+      SLUICE_BOOL(auto_compaction, "background compaction"),
+      SLUICE_BOOL(mmap_reads, "read table files through mmap"),
+      SLUICE_BOOL(mmap_writes, "write table files through mmap"),
+      SLUICE_SIZE(write_buffer_size, "memtable size"),
+      SLUICE_INT(max_write_buffers, 2, 64, "memtables per writer"),
+      SLUICE_SIZE(block_size, "data block size"),
+      SLUICE_INT(flush_threads, 1, 64, "background flush threads"),
+      SLUICE_BOOL(direct_io_flush, "O_DIRECT for flushes"),
+      SLUICE_BOOL(direct_io_reads, "O_DIRECT for reads"),
+      SLUICE_BOOL(blob_files, "key-value separation into blob files"),
+      SLUICE_SIZE(min_blob_size, "smallest value kept in a blob file"),
+      SLUICE_SIZE(blob_file_size, "blob file size"),
+      SLUICE_SIZE(async_queue_bytes, "bytes queued by asynchronous calls"),
+  };
+  return fields;
+}
+
+}  // namespace
+
+Status StoreOptions::Set(std::string_view name, std::string_view value) {
+  for (const Field& f : Fields()) {
+    if (name == f.info.name) return f.set(this, value);
+  }
+  return Status::InvalidArgument("unknown store option '" + std::string(name) +
+                                 "'");
+}
+
+Status StoreOptions::SetAll(std::string_view list) {
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t end = list.find_first_of(",;", pos);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view item = list.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::InvalidArgument("option '" + std::string(item) +
+                                     "' has no '=value'");
+    }
+    Status s = Set(item.substr(0, eq), item.substr(eq + 1));
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status StoreOptions::Validate() const {
+  if (sync_writes && !wal) {
+    return Status::InvalidArgument(
+        "option sync_writes=1 needs wal=1 (without a log there is nothing to "
+        "fsync per update; use write barriers)");
+  }
+  if (direct_io_reads && mmap_reads) {
+    return Status::InvalidArgument(
+        "options direct_io_reads and mmap_reads exclude each other");
+  }
+  if (direct_io_flush && mmap_writes) {
+    return Status::InvalidArgument(
+        "options direct_io_flush and mmap_writes exclude each other");
+  }
+  if (write_buffer_size < (64u << 10)) {
+    return Status::InvalidArgument("option write_buffer_size must be >= 64k");
+  }
+  if (block_size < 1024 || block_size > (256u << 20)) {
+    return Status::InvalidArgument("option block_size must be in [1k, 256m]");
+  }
+  if (async_queue_bytes == 0) {
+    return Status::InvalidArgument("option async_queue_bytes must be > 0");
+  }
+  return Status::OK();
+}
+
+std::string StoreOptions::ToString() const {
+  std::ostringstream out;
+  for (const Field& f : Fields()) {
+    out << f.info.name << "=" << f.get(*this) << "\n";
+  }
+  return out.str();
+}
+
+const std::vector<StoreOptions::Info>& StoreOptions::List() {
+  static const std::vector<Info> list = [] {
+    std::vector<Info> v;
+    for (const Field& f : Fields()) v.push_back(f.info);
+    return v;
+  }();
+  return list;
+}
+
+}  // namespace sluice

@@ -1,0 +1,151 @@
+#include "util/posix.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sluice {
+namespace posix {
+
+Status Error(const std::string& what, const std::string& path, int err) {
+  std::string msg = what + " " + path + ": " + strerror(err);
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+      return Status::NoSpace(msg);
+    case ENOENT:
+      return Status::NotFound(msg);
+    default:
+      return Status::IOError(msg);
+  }
+}
+
+Status Probe(const std::string& path, PathKind* kind) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      *kind = PathKind::kMissing;
+      return Status::OK();
+    }
+    return Error("cannot stat", path, errno);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *kind = PathKind::kDirectory;
+  } else if (S_ISREG(st.st_mode)) {
+    *kind = PathKind::kFile;
+  } else {
+    *kind = PathKind::kOther;
+  }
+  return Status::OK();
+}
+
+Status CreateDirs(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("empty path");
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty() || partial == "/") continue;
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Error("cannot create directory", partial, errno);
+    }
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return Error("cannot stat", path, errno);
+  if (!S_ISDIR(st.st_mode)) {
+    return Status::IOError("cannot create directory " + path +
+                           ": a file of that name exists");
+  }
+  return Status::OK();
+}
+
+Status IsEmptyDir(const std::string& path, bool* empty, const char* ignore) {
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return Error("cannot open directory", path, errno);
+  *empty = true;
+  while (struct dirent* e = readdir(d)) {
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+        (ignore == nullptr || strcmp(e->d_name, ignore) != 0)) {
+      *empty = false;
+      break;
+    }
+  }
+  closedir(d);
+  return Status::OK();
+}
+
+Status ReadFile(const std::string& path, std::string* data) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error("cannot open", path, errno);
+  data->clear();
+  char buf[4096];
+  Status s;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      s = Error("cannot read", path, errno);
+      break;
+    }
+    if (n == 0) break;
+    data->append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return s;
+}
+
+Status WriteAll(int fd, const void* buf, size_t n, const std::string& path) {
+  const char* p = static_cast<const char*>(buf);
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return Error("cannot write", path, errno);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::OK();
+}
+
+Status SyncDir(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error("cannot open directory", dir, errno);
+  Status s;
+  if (fsync(fd) != 0) s = Error("cannot fsync directory", dir, errno);
+  close(fd);
+  return s;
+}
+
+static std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view data) {
+  const std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error("cannot create", tmp, errno);
+  Status s = WriteAll(fd, data.data(), data.size(), tmp);
+  if (s.ok() && fsync(fd) != 0) s = Error("cannot fsync", tmp, errno);
+  if (close(fd) != 0 && s.ok()) s = Error("cannot close", tmp, errno);
+  if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
+    s = Error("cannot rename to " + path + ":", tmp, errno);
+  }
+  if (s.ok()) s = SyncDir(DirName(path));
+  if (!s.ok()) unlink(tmp.c_str());
+  return s;
+}
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+}  // namespace posix
+}  // namespace sluice

@@ -1,0 +1,124 @@
+/* The C API, from plain C: every call, its error codes and messages.
+ * Usage: c_api_test DIR BACKEND   (DIR must not exist yet). Exit 0 = pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sluice/sluice.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n",   \
+              __FILE__, __LINE__, #cond, sluice_errmsg());            \
+      failures++;                                                     \
+    }                                                                 \
+  } while (0)
+#define CHECK_OK(call) CHECK((call) == SLUICE_OK)
+
+static sluice_store_t* open_store(const char* path, const char* backend) {
+  sluice_options_t* o = sluice_options_create();
+  sluice_store_t* s = NULL;
+  CHECK_OK(sluice_options_set(o, "backend", backend));
+  CHECK_OK(sluice_open(path, o, &s));
+  CHECK(s != NULL);
+  sluice_options_destroy(o);
+  return s;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: c_api_test DIR BACKEND\n");
+    return 2;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/store", argv[1]);
+  mkdir(argv[1], 0755);
+  sluice_store_t* s = open_store(path, argv[2]);
+
+  /* put / get / append / del, with zero bytes inside */
+  CHECK_OK(sluice_put(s, "k\0a", 3, "v\0lue", 5, SLUICE_SYNC));
+  void* val = NULL;
+  size_t vlen = 0;
+  CHECK_OK(sluice_get(s, "k\0a", 3, &val, &vlen));
+  CHECK(vlen == 5 && memcmp(val, "v\0lue", 5) == 0);
+  sluice_free(val);
+  CHECK_OK(sluice_append(s, "k\0a", 3, "!!", 2, SLUICE_SYNC));
+  char buf[16];
+  CHECK_OK(sluice_get_into(s, "k\0a", 3, buf, sizeof buf, &vlen));
+  CHECK(vlen == 7 && memcmp(buf, "v\0lue!!", 7) == 0);
+  CHECK(sluice_get_into(s, "k\0a", 3, buf, 3, &vlen) ==
+        SLUICE_BUFFER_TOO_SMALL);
+  CHECK(vlen == 7);
+  CHECK_OK(sluice_del(s, "k\0a", 3, SLUICE_SYNC));
+  val = (void*)1;
+  CHECK(sluice_get(s, "k\0a", 3, &val, &vlen) == SLUICE_NOT_FOUND);
+  CHECK(val == NULL);
+  CHECK(strstr(sluice_errmsg(), path) != NULL);
+  CHECK(strcmp(sluice_strerror(SLUICE_NOT_FOUND), "NotFound") == 0);
+
+  /* an empty value is a value, not a missing key */
+  CHECK_OK(sluice_put(s, "empty", 5, "", 0, SLUICE_SYNC));
+  CHECK_OK(sluice_get(s, "empty", 5, &val, &vlen));
+  CHECK(val != NULL && vlen == 0);
+  sluice_free(val);
+
+  /* asynchronous updates, a batch, a barrier */
+  for (int i = 0; i < 100; i++) {
+    char key[32];
+    int n = snprintf(key, sizeof key, "async%d", i);
+    CHECK_OK(sluice_put(s, key, (size_t)n, key, (size_t)n, SLUICE_ASYNC));
+  }
+  CHECK(sluice_put(s, "x", 1, "y", 1, 42) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_start_batch(s));
+  CHECK_OK(sluice_put(s, "batched", 7, "yes", 3, SLUICE_SYNC));
+  CHECK_OK(sluice_stop_batch(s));
+  CHECK(sluice_stop_batch(s) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_write_barrier(s));
+
+  sluice_op_stats_t st;
+  CHECK_OK(sluice_stats(s, SLUICE_OP_PUT, &st));
+  CHECK(st.ops == 103 && st.bytes > 0); /* 2 + 100 async + 1 batched */
+  CHECK(sluice_stats(s, SLUICE_OP_COUNT, &st) == SLUICE_INVALID_ARGUMENT);
+  char line[512];
+  size_t len = sluice_stats_string(s, line, sizeof line);
+  CHECK(len > 0 && strstr(line, "put=103 ops") != NULL);
+  CHECK_OK(sluice_close(s));
+
+  /* reopen: everything is there */
+  s = open_store(path, argv[2]);
+  CHECK_OK(sluice_get(s, "async99", 7, &val, &vlen));
+  CHECK(vlen == 7 && memcmp(val, "async99", 7) == 0);
+  sluice_free(val);
+  CHECK_OK(sluice_get(s, "batched", 7, &val, &vlen));
+  sluice_free(val);
+
+  /* a second open of the same store is refused while it is open */
+  sluice_store_t* second = (sluice_store_t*)1;
+  CHECK(sluice_open(path, NULL, &second) == SLUICE_BUSY);
+  CHECK(second == NULL);
+  CHECK(strstr(sluice_errmsg(), path) != NULL);
+  CHECK_OK(sluice_close(s));
+
+  /* errors: bad option, not a store, NULLs */
+  sluice_options_t* o = sluice_options_create();
+  CHECK(sluice_options_set(o, "no_such_option", "1") ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK(strstr(sluice_errmsg(), "no_such_option") != NULL);
+  sluice_options_destroy(o);
+  CHECK(sluice_open(argv[1], NULL, &s) == SLUICE_NOT_A_STORE);
+  CHECK(strstr(sluice_errmsg(), argv[1]) != NULL);
+  CHECK(sluice_put(NULL, "k", 1, "v", 1, SLUICE_SYNC) ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_close(NULL));
+
+  if (failures) {
+    fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c_api_test: all checks passed (%s)\n", argv[2]);
+  return 0;
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the build tree into a temporary prefix, then builds the examples
+# against the installed copy only (find_package(sluice) and pkg-config) and
+# runs them.
+# Usage: install_test.sh BUILD_DIR EXAMPLES_DIR WORK_DIR CMAKE
+set -eu
+build=$1 examples=$2 work=$3 cmake=$4
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log"
+
+# CMake consumer: find_package(sluice) from the prefix, nothing else.
+"$cmake" -S "$examples" -B "$work/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
+"$cmake" --build "$work/build" >"$work/build.log"
+"$work/build/kv_example_c" "$work/store_c"
+"$work/build/kv_example_cpp" "$work/store_cpp"
+
+# pkg-config consumer.
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)
+export PKG_CONFIG_PATH=$libdir
+cc -o "$work/kv_example_pc" "$examples/kv_example.c" \
+  $(pkg-config --cflags --libs sluice) -Wl,-rpath,"$(dirname "$libdir")"
+"$work/kv_example_pc" "$work/store_pc"
+echo "install_test: installed package works through find_package and pkg-config"

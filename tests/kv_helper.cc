@@ -1,0 +1,63 @@
+// A second process for the K/V tests (lock and crash scenarios need one).
+//   kv_helper hold  DIR OPTIONS   open, print "ready", wait for stdin EOF
+//   kv_helper crash DIR OPTIONS N put N keys, barrier, one more put, _exit
+//   kv_helper stats DIR OPTIONS   a few updates, then close
+// OPTIONS is a StoreOptions::SetAll list ("-" for none).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "sluice/kv.h"
+#include "test_util.h"
+
+using sluice::Status;
+
+static int Fail(const Status& s) {
+  fprintf(stderr, "kv_helper: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: kv_helper hold|crash|stats DIR OPTIONS [N]\n");
+    return 2;
+  }
+  const std::string cmd = argv[1], dir = argv[2], opts = argv[3];
+  sluice::StoreOptions options;
+  Status s;
+  if (opts != "-") s = options.SetAll(opts);
+  std::unique_ptr<sluice::Store> store;
+  if (s.ok()) s = sluice::Store::Open(options, dir, &store);
+  if (!s.ok()) return Fail(s);
+  if (cmd == "hold") {
+    printf("ready\n");
+    fflush(stdout);
+    char c;
+    while (read(0, &c, 1) > 0) {
+    }
+    s = store->Close();
+    return s.ok() ? 0 : Fail(s);
+  }
+  if (cmd == "crash" && argc == 5) {
+    const int n = atoi(argv[4]);
+    for (int i = 0; s.ok() && i < n; ++i) {
+      s = store->Put("k" + std::to_string(i), sluice::test::Pattern(i, 100000));
+    }
+    if (s.ok()) s = store->WriteBarrier();
+    if (s.ok()) s = store->Put("after-barrier", "maybe lost");
+    if (!s.ok()) return Fail(s);
+    _exit(0);  // no Close: what the barrier made durable must survive
+  }
+  if (cmd == "stats") {
+    for (int i = 0; s.ok() && i < 3; ++i) s = store->Put("k", "value");
+    std::string v;
+    if (s.ok()) s = store->Get("k", &v);
+    if (s.ok()) s = store->Close();
+    return s.ok() ? 0 : Fail(s);
+  }
+  fprintf(stderr, "kv_helper: bad command %s\n", cmd.c_str());
+  return 2;
+}

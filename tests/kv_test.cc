@@ -1,0 +1,566 @@
+// The K/V API on every backend configuration: the same test cases,
+// parameterised, never copied.
+#include "sluice/kv.h"
+
+#include <xxhash.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace sluice {
+namespace {
+
+using test::Pattern;
+using test::TempDir;
+
+struct Config {
+  const char* name;
+  const char* options;  // StoreOptions::SetAll list
+};
+
+// Both backends, and the code paths their options select: LevelDB without a
+// log buffers updates in Sluice; with a log it writes straight through and
+// appends by read-modify-write; RocksDB with blob files separates values.
+const Config kConfigs[] = {
+    {"rocksdb", "backend=rocksdb"},
+    {"rocksdb_blob", "backend=rocksdb,blob_files=1,direct_io_flush=1"},
+    {"leveldb", "backend=leveldb"},
+    {"leveldb_wal", "backend=leveldb,wal=1"},
+};
+
+void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
+
+class KVTest : public ::testing::TestWithParam<Config> {
+ protected:
+  StoreOptions Options() const {
+    StoreOptions o;
+    Status s = o.SetAll(GetParam().options);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return o;
+  }
+  void OpenStore(std::unique_ptr<Store>* store) {
+    ASSERT_OK(Store::Open(Options(), path_, store));
+  }
+  void Reopen() {
+    if (store_) ASSERT_OK(store_->Close());
+    store_.reset();
+    OpenStore(&store_);
+  }
+  void SetUp() override {
+    path_ = dir_.Sub("store");
+    OpenStore(&store_);
+  }
+  void TearDown() override {
+    if (store_) EXPECT_OK(store_->Close());
+  }
+  void ExpectValue(const std::string& key, const std::string& want) {
+    std::string got;
+    Status s = store_->Get(key, &got);
+    ASSERT_TRUE(s.ok()) << key << ": " << s.ToString();
+    ASSERT_EQ(got.size(), want.size()) << key;
+    ASSERT_TRUE(got == want) << key << ": value differs";
+  }
+  void ExpectMissing(const std::string& key) {
+    std::string got;
+    Status s = store_->Get(key, &got);
+    EXPECT_TRUE(s.IsNotFound()) << key << ": " << s.ToString();
+  }
+
+  TempDir dir_;
+  std::string path_;
+  std::unique_ptr<Store> store_;
+};
+
+const size_t kSizes[] = {0, 1, 64u << 10, 1u << 20, 16u << 20};
+
+TEST_P(KVTest, PutGetAppendDeleteRoundTrip) {
+  for (size_t size : kSizes) {
+    const std::string key = "key-" + std::to_string(size);
+    const std::string v = Pattern(size, size);
+    ASSERT_OK(store_->Put(key, v));
+    ExpectValue(key, v);
+    const std::string tail = Pattern(size + 1, size);
+    ASSERT_OK(store_->Append(key, tail));
+    ExpectValue(key, v + tail);
+    ASSERT_OK(store_->Delete(key));
+    ExpectMissing(key);
+    // Append to a missing key starts from empty.
+    ASSERT_OK(store_->Append(key, tail));
+    ExpectValue(key, tail);
+  }
+}
+
+TEST_P(KVTest, OverwriteReplacesValue) {
+  ASSERT_OK(store_->Put("k", Pattern(1, 1000)));
+  ASSERT_OK(store_->Put("k", "short"));
+  ExpectValue("k", "short");
+}
+
+TEST_P(KVTest, KeysAndValuesMayHoldZeroBytes) {
+  const std::string key("a\0b", 3), value("x\0\0y", 4);
+  ASSERT_OK(store_->Put(key, value));
+  ExpectValue(key, value);
+  ExpectMissing(std::string("a\0c", 3));
+}
+
+TEST_P(KVTest, NotFoundIsDistinctAndNamesKeyAndStore) {
+  std::string v = "unchanged";
+  Status s = store_->Get("no-such-key", &v);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_NE(s.message().find("no-such-key"), std::string::npos);
+  EXPECT_NE(s.message().find(path_), std::string::npos);
+  ASSERT_OK(store_->Delete("no-such-key"));  // deleting nothing is fine
+}
+
+TEST_P(KVTest, PersistsAcrossReopenAfterBarrier) {
+  for (size_t size : kSizes) {
+    ASSERT_OK(store_->Put("p" + std::to_string(size), Pattern(size, size)));
+  }
+  ASSERT_OK(store_->Append("p1", "+tail"));
+  ASSERT_OK(store_->Delete("p0"));
+  ASSERT_OK(store_->WriteBarrier());
+  Reopen();
+  for (size_t size : kSizes) {
+    if (size == 0) {
+      ExpectMissing("p0");
+    } else if (size == 1) {
+      ExpectValue("p1", Pattern(1, 1) + "+tail");
+    } else {
+      ExpectValue("p" + std::to_string(size), Pattern(size, size));
+    }
+  }
+}
+
+TEST_P(KVTest, BarrierSurvivesProcessExitWithoutClose) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  std::string out;
+  int rc = test::RunCommand(std::string(KV_HELPER) + " crash " + path_ + " " +
+                                GetParam().options + " 40",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  OpenStore(&store_);
+  for (int i = 0; i < 40; ++i) {
+    ExpectValue("k" + std::to_string(i), Pattern(i, 100000));
+  }
+}
+
+TEST_P(KVTest, AsyncWritesAllVisibleAfterBarrier) {
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_OK(store_->Put("a" + std::to_string(i), Pattern(i, 4096),
+                          WriteMode::kAsync));
+    ASSERT_OK(store_->Append("a" + std::to_string(i), "!", WriteMode::kAsync));
+  }
+  ASSERT_OK(store_->Delete("a7", WriteMode::kAsync));
+  ASSERT_OK(store_->WriteBarrier());
+  StoreStats stats = store_->GetStats();
+  EXPECT_EQ(stats[Op::kPut].ops, static_cast<uint64_t>(n));
+  EXPECT_EQ(stats[Op::kAppend].ops, static_cast<uint64_t>(n));
+  EXPECT_EQ(stats[Op::kDelete].ops, 1u);
+  Reopen();
+  for (int i = 0; i < n; ++i) {
+    if (i == 7) {
+      ExpectMissing("a7");
+    } else {
+      ExpectValue("a" + std::to_string(i), Pattern(i, 4096) + "!");
+    }
+  }
+}
+
+TEST_P(KVTest, SyncCallsSeeEarlierAsyncWrites) {
+  ASSERT_OK(store_->Put("x", "1", WriteMode::kAsync));
+  ASSERT_OK(store_->Put("x", "2", WriteMode::kAsync));
+  ExpectValue("x", "2");  // Get waits for the queue
+  ASSERT_OK(store_->Put("x", "3", WriteMode::kAsync));
+  ASSERT_OK(store_->Put("x", "4"));  // ordered after the async "3"
+  ASSERT_OK(store_->WriteBarrier());
+  ExpectValue("x", "4");
+}
+
+TEST_P(KVTest, FourThreadsDisjointKeys) {
+  const int kThreads = 4, kKeys = 300;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kKeys; ++i) {
+        const std::string key = "t" + std::to_string(t) + "-" + std::to_string(i);
+        const uint64_t seed = t * 100000 + i;
+        WriteMode mode = (i % 3 == 0) ? WriteMode::kAsync : WriteMode::kSync;
+        if (!store_->Put(key, Pattern(seed, 16384), mode).ok()) ++failures;
+        if (!store_->Append(key, Pattern(seed + 1, 100), mode).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(failures.load(), 0);
+  // Read back from four threads too.
+  threads.clear();
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kKeys; ++i) {
+        const std::string key = "t" + std::to_string(t) + "-" + std::to_string(i);
+        const uint64_t seed = t * 100000 + i;
+        std::string got;
+        if (!store_->Get(key, &got).ok() ||
+            got != Pattern(seed, 16384) + Pattern(seed + 1, 100)) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(mismatches.load(), 0);
+  ASSERT_OK(store_->WriteBarrier());
+  Reopen();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kKeys; i += 37) {
+      const uint64_t seed = t * 100000 + i;
+      ExpectValue("t" + std::to_string(t) + "-" + std::to_string(i),
+                  Pattern(seed, 16384) + Pattern(seed + 1, 100));
+    }
+  }
+}
+
+TEST_P(KVTest, ConcurrentAppendsToOneKeyLoseNothing) {
+  const int kThreads = 4, kAppends = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kAppends; ++i) {
+        EXPECT_OK(store_->Append("shared", std::string(1, 'a' + t)));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::string got;
+  ASSERT_OK(store_->Get("shared", &got));
+  ASSERT_EQ(got.size(), static_cast<size_t>(kThreads * kAppends));
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(std::count(got.begin(), got.end(), 'a' + t), kAppends);
+  }
+}
+
+TEST_P(KVTest, BatchIsReadableBeforeStopAndDurableAfter) {
+  ASSERT_OK(store_->StartBatch());
+  EXPECT_EQ(store_->StartBatch().code(), Code::kInvalidArgument);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_OK(store_->Put("b" + std::to_string(i), Pattern(i, 10000)));
+  }
+  ASSERT_OK(store_->Append("b1", "+"));
+  ASSERT_OK(store_->Delete("b2"));
+  ExpectValue("b1", Pattern(1, 10000) + "+");
+  ExpectMissing("b2");
+  ASSERT_OK(store_->StopBatch());
+  EXPECT_EQ(store_->StopBatch().code(), Code::kInvalidArgument);
+  EXPECT_EQ(store_->GetStats()[Op::kBatch].ops, 1u);
+  ASSERT_OK(store_->WriteBarrier());
+  Reopen();
+  ExpectValue("b0", Pattern(0, 10000));
+  ExpectValue("b1", Pattern(1, 10000) + "+");
+  ExpectMissing("b2");
+}
+
+TEST_P(KVTest, CloseInsideBatchDiscardsItAndSaysSo) {
+  ASSERT_OK(store_->Put("before", "kept"));
+  ASSERT_OK(store_->StartBatch());
+  ASSERT_OK(store_->Put("inside", "dropped"));
+  Status s = store_->Close();
+  EXPECT_EQ(s.code(), Code::kIncomplete) << s.ToString();
+  store_.reset();
+  OpenStore(&store_);
+  ExpectValue("before", "kept");
+  ExpectMissing("inside");
+}
+
+TEST_P(KVTest, ManyFlushesDoNotStall) {
+  // More write buffers than RocksDB's default level-0 stop trigger (36):
+  // with compaction off, writes must still go on.
+  StoreOptions o = Options();
+  o.write_buffer_size = 256u << 10;
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  ASSERT_OK(Store::Open(o, path_, &store_));
+  const std::string v = Pattern(9, 256u << 10);
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_OK(store_->Put("f" + std::to_string(i), v));
+  }
+  ASSERT_OK(store_->WriteBarrier());
+  ExpectValue("f59", v);
+}
+
+TEST_P(KVTest, CountersCountOpsBytesAndTime) {
+  ASSERT_OK(store_->Put("c", std::string(1000, 'x')));
+  ASSERT_OK(store_->Put("d", std::string(24, 'y')));
+  ASSERT_OK(store_->Append("c", std::string(10, 'z')));
+  std::string v;
+  ASSERT_OK(store_->Get("c", &v));
+  ASSERT_TRUE(store_->Get("nope", &v).IsNotFound());
+  ASSERT_OK(store_->Delete("d"));
+  ASSERT_OK(store_->WriteBarrier());
+  StoreStats s = store_->GetStats();
+  EXPECT_EQ(s[Op::kPut].ops, 2u);
+  EXPECT_EQ(s[Op::kPut].bytes, 1024u);
+  EXPECT_EQ(s[Op::kAppend].ops, 1u);
+  EXPECT_EQ(s[Op::kAppend].bytes, 10u);
+  EXPECT_EQ(s[Op::kGet].ops, 2u);
+  EXPECT_EQ(s[Op::kGet].bytes, 1010u);
+  EXPECT_EQ(s[Op::kDelete].ops, 1u);
+  EXPECT_EQ(s[Op::kBarrier].ops, 1u);
+  EXPECT_EQ(s[Op::kBarrier].bytes, 1034u);
+  EXPECT_GT(s[Op::kPut].nanos, 0u);
+  EXPECT_GT(s[Op::kBarrier].nanos, 0u);
+  const std::string line = s.ToString();
+  EXPECT_NE(line.find("put=2 ops"), std::string::npos) << line;
+  EXPECT_NE(line.find("barrier=1 ops"), std::string::npos) << line;
+}
+
+TEST_P(KVTest, StatsLinePrintedAtCloseWithEnvVariable) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  std::string out;
+  ASSERT_EQ(test::RunCommand("SLUICE_STATS=1 " + std::string(KV_HELPER) +
+                                 " stats " + path_ + " " + GetParam().options,
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("sluice-stats store=" + path_), std::string::npos) << out;
+  EXPECT_NE(out.find("put=3 ops"), std::string::npos) << out;
+  EXPECT_NE(out.find("get=1 ops"), std::string::npos) << out;
+  ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " stats " + path_ + " " +
+                                 GetParam().options,
+                             &out),
+            0);
+  EXPECT_EQ(out.find("sluice-stats"), std::string::npos) << out;
+}
+
+TEST_P(KVTest, SecondWriterProcessIsBusyAndNamed) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  test::Child holder({KV_HELPER, "hold", path_, GetParam().options});
+  ASSERT_EQ(holder.ReadLine(), "ready");
+  std::unique_ptr<Store> second;
+  Status s = Store::Open(Options(), path_, &second);
+  EXPECT_EQ(s.code(), Code::kBusy) << s.ToString();
+  EXPECT_NE(s.message().find(path_), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("open for writing"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(second, nullptr);
+  StoreOptions ro = Options();
+  ro.read_only = true;
+  s = Store::Open(ro, path_, &second);
+  EXPECT_EQ(s.code(), Code::kBusy) << s.ToString();
+  EXPECT_EQ(holder.Wait(), 0);
+  // Released when the holder exits.
+  ASSERT_OK(Store::Open(Options(), path_, &store_));
+}
+
+TEST_P(KVTest, ReadOnlyRejectsUpdatesAndReads) {
+  ASSERT_OK(store_->Put("r", "value"));
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  StoreOptions ro = Options();
+  ro.read_only = true;
+  ASSERT_OK(Store::Open(ro, path_, &store_));
+  ExpectValue("r", "value");
+  Status s = store_->Put("r", "x");
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("read-only"), std::string::npos);
+}
+
+TEST_P(KVTest, CallsAfterCloseFailCleanly) {
+  ASSERT_OK(store_->Close());
+  ASSERT_OK(store_->Close());  // idempotent
+  std::string v;
+  EXPECT_EQ(store_->Put("k", "v").code(), Code::kInvalidArgument);
+  EXPECT_EQ(store_->Get("k", &v).code(), Code::kInvalidArgument);
+  EXPECT_EQ(store_->WriteBarrier().code(), Code::kInvalidArgument);
+  store_.reset();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, KVTest, ::testing::ValuesIn(kConfigs),
+                         [](const auto& info) { return info.param.name; });
+
+// ---- opening errors: each has its code and a message naming the path ----
+
+class OpenErrorTest : public ::testing::TestWithParam<Config> {
+ protected:
+  StoreOptions Options() const {
+    StoreOptions o;
+    EXPECT_OK(o.SetAll(GetParam().options));
+    return o;
+  }
+  Status OpenAt(const std::string& path, std::unique_ptr<Store>* store) {
+    return Store::Open(Options(), path, store);
+  }
+  TempDir dir_;
+};
+
+void ExpectError(const Status& s, Code code, const std::string& path) {
+  EXPECT_EQ(s.code(), code) << s.ToString();
+  EXPECT_NE(s.message().find(path), std::string::npos)
+      << "message does not name " << path << ": " << s.ToString();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream(path, std::ios::binary) << data;
+}
+
+TEST_P(OpenErrorTest, DirectoryThatIsNotAStore) {
+  const std::string path = dir_.Sub("notastore");
+  ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+  WriteFile(path + "/precious.dat", "user data");
+  std::unique_ptr<Store> store;
+  ExpectError(OpenAt(path, &store), Code::kNotAStore, path);
+  EXPECT_EQ(store, nullptr);
+  // Nothing was added to the directory, and its file is intact.
+  std::string out;
+  test::RunCommand("ls -A " + path, &out);
+  EXPECT_EQ(out, "precious.dat\n");
+}
+
+TEST_P(OpenErrorTest, RegularFileIsNotAStore) {
+  const std::string path = dir_.Sub("file");
+  WriteFile(path, "x");
+  std::unique_ptr<Store> store;
+  ExpectError(OpenAt(path, &store), Code::kNotAStore, path);
+}
+
+TEST_P(OpenErrorTest, PathThatCannotBeCreated) {
+  const std::string file = dir_.Sub("file");
+  WriteFile(file, "x");
+  const std::string path = file + "/store";  // under a regular file
+  std::unique_ptr<Store> store;
+  ExpectError(OpenAt(path, &store), Code::kIOError, path);
+  ExpectError(OpenAt("/proc/sluice-cannot-exist/store", &store),
+              Code::kIOError, "/proc/sluice-cannot-exist/store");
+}
+
+TEST_P(OpenErrorTest, MissingStoreWithoutCreate) {
+  StoreOptions o = Options();
+  o.create_if_missing = false;
+  const std::string path = dir_.Sub("missing");
+  std::unique_ptr<Store> store;
+  ExpectError(Store::Open(o, path, &store), Code::kNotFound, path);
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "must not be created";
+}
+
+// Writes a header per the format in src/store/header.h, independently of
+// the library's encoder.
+std::string MakeHeader(uint32_t version, uint32_t backend, uint32_t size = 64) {
+  std::string h(size, '\0');
+  memcpy(&h[0], "SLUICEKV", 8);
+  memcpy(&h[8], &version, 4);
+  memcpy(&h[12], &size, 4);
+  memcpy(&h[16], &backend, 4);
+  uint64_t sum = XXH64(h.data(), size - 8, 0);
+  memcpy(&h[size - 8], &sum, 8);
+  return h;
+}
+
+TEST_P(OpenErrorTest, HeaderMatchesTheDocumentedFormat) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  ASSERT_OK(OpenAt(path, &store));
+  BackendKind kind = store->backend();
+  ASSERT_OK(store->Close());
+  std::ifstream in(path + "/SLUICE", std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_EQ(data.size(), 64u);
+  std::string want = MakeHeader(1, static_cast<uint32_t>(kind));
+  // Bytes 24..31 hold the creation time; compare everything else.
+  EXPECT_EQ(data.substr(0, 24), want.substr(0, 24));
+  EXPECT_EQ(data.substr(32, 24), want.substr(32, 24));
+  EXPECT_EQ(XXH64(data.data(), 56, 0),
+            *reinterpret_cast<const uint64_t*>(data.data() + 56));
+}
+
+TEST_P(OpenErrorTest, StoreOfNewerFormatVersion) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  ASSERT_OK(OpenAt(path, &store));
+  BackendKind kind = store->backend();
+  ASSERT_OK(store->Put("k", "v"));
+  ASSERT_OK(store->Close());
+  store.reset();
+  // A future version with a longer header: still verifiable, refused.
+  WriteFile(path + "/SLUICE", MakeHeader(2, static_cast<uint32_t>(kind), 96));
+  Status s = OpenAt(path, &store);
+  ExpectError(s, Code::kVersionTooNew, path);
+  EXPECT_NE(s.message().find("version 2"), std::string::npos) << s.ToString();
+}
+
+TEST_P(OpenErrorTest, CorruptOrTruncatedHeader) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  ASSERT_OK(OpenAt(path, &store));
+  BackendKind kind = store->backend();
+  ASSERT_OK(store->Close());
+  store.reset();
+  std::string h = MakeHeader(1, static_cast<uint32_t>(kind));
+  h[20] ^= 1;  // a flipped bit in the flags
+  WriteFile(path + "/SLUICE", h);
+  ExpectError(OpenAt(path, &store), Code::kCorruption, path);
+  WriteFile(path + "/SLUICE", h.substr(0, 30));
+  ExpectError(OpenAt(path, &store), Code::kCorruption, path);
+  WriteFile(path + "/SLUICE", MakeHeader(1, static_cast<uint32_t>(kind)));
+  ASSERT_OK(OpenAt(path, &store));  // repaired header opens again
+}
+
+TEST_P(OpenErrorTest, WrongBackendIsRefused) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  ASSERT_OK(OpenAt(path, &store));
+  BackendKind other = store->backend() == BackendKind::kRocksDB
+                          ? BackendKind::kLevelDB
+                          : BackendKind::kRocksDB;
+  ASSERT_OK(store->Close());
+  store.reset();
+  StoreOptions o = Options();
+  o.backend = other;
+  ExpectError(Store::Open(o, path, &store), Code::kInvalidArgument, path);
+  o.backend = BackendKind::kDefault;  // default opens whatever it is
+  ASSERT_OK(Store::Open(o, path, &store));
+}
+
+TEST_P(OpenErrorTest, BadOptionsAreRefusedBeforeTouchingDisk) {
+  StoreOptions o = Options();
+  o.sync_writes = true;
+  o.wal = false;
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  EXPECT_EQ(Store::Open(o, path, &store).code(), Code::kInvalidArgument);
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+}
+
+const Config kBackendsOnly[] = {
+    {"rocksdb", "backend=rocksdb"},
+    {"leveldb", "backend=leveldb"},
+};
+INSTANTIATE_TEST_SUITE_P(Backends, OpenErrorTest,
+                         ::testing::ValuesIn(kBackendsOnly),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(LevelDBOptions, UnsupportedOptionsAreNamed) {
+  TempDir dir;
+  StoreOptions o;
+  o.backend = BackendKind::kLevelDB;
+  o.blob_files = true;
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(o, dir.Sub("s"), &store);
+  EXPECT_EQ(s.code(), Code::kNotSupported);
+  EXPECT_NE(s.message().find("blob_files"), std::string::npos) << s.ToString();
+  EXPECT_NE(access(dir.Sub("s").c_str(), F_OK), 0)
+      << "a refused store must not be created";
+}
+
+}  // namespace
+}  // namespace sluice
