@@ -1,0 +1,101 @@
+#include "ior/fio_limit.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace sluice {
+namespace bench {
+
+double FioBandwidth(const std::string& json, const std::string& section) {
+  size_t pos = json.find("\"" + section + "\" : {");
+  if (pos == std::string::npos) return -1;
+  pos = json.find("\"bw_bytes\" : ", pos);
+  if (pos == std::string::npos) return -1;
+  return atof(json.c_str() + pos + 13);
+}
+
+namespace {
+
+std::string Dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Runs fio on rank 0; returns bytes/s, or -1 with *error set.
+double Fio(const Params& p, int tasks, const char* rw, std::string* error) {
+  const uint64_t per_job = p.block * p.segments;
+  std::string cmd = "fio --name=sluice-limit --directory='" + Dir(p.path) +
+                    "' --rw=" + rw + " --bs=" + std::to_string(p.transfer) +
+                    " --size=" + std::to_string(per_job) +
+                    " --numjobs=" + std::to_string(tasks) +
+                    " --direct=1 --ioengine=psync --end_fsync=1"
+                    " --group_reporting --output-format=json 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) {
+    *error = "cannot run fio";
+    return -1;
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  int rc = pclose(f);
+  double bw = FioBandwidth(out, std::string(rw) == "write" ? "write" : "read");
+  if (rc != 0 || bw <= 0) {
+    *error = "fio failed: " + out.substr(0, 400);
+    return -1;
+  }
+  return bw;
+}
+
+}  // namespace
+
+void RunFioLimit(const Params& p, int tasks, TestResult* test) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  test->api = "FIO-LIMIT";
+  test->note = "fio " + std::string("sequential write/read, direct=1, bs=") +
+               HumanSize(p.transfer) + ", " + std::to_string(tasks) +
+               " job(s) of " + HumanSize(p.block * p.segments);
+  int have_fio = rank == 0 && system("fio --version >/dev/null 2>&1") == 0;
+  MPI_Bcast(&have_fio, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!have_fio) {
+    test->skipped = "fio not found (apt-get install fio)";
+    return;
+  }
+  const uint64_t bytes = p.block * p.segments * uint64_t(tasks);
+  for (int rep = 0; rep < p.reps; ++rep) {
+    for (const char* rw : {"write", "read"}) {
+      double bw = 0;
+      std::string error;
+      if (rank == 0) bw = Fio(p, tasks, rw, &error);
+      MPI_Bcast(&bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (bw <= 0) {
+        if (rank == 0) fprintf(stderr, "FIO-LIMIT: %s\n", error.c_str());
+        test->skipped = "fio failed";
+        return;
+      }
+      IterResult r;
+      r.access = rw;
+      r.iter = rep;
+      r.bytes = bytes;
+      r.transfers = bytes / p.transfer;
+      r.io = r.total = bytes / bw;
+      r.latency = r.io / (bytes / p.transfer / tasks);
+      test->iters.push_back(r);
+    }
+  }
+  if (rank == 0) {
+    for (int j = 0; j < tasks; ++j) {
+      unlink((Dir(p.path) + "/sluice-limit." + std::to_string(j) + ".0").c_str());
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace bench
+}  // namespace sluice

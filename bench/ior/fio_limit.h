@@ -1,0 +1,25 @@
+// FIO-LIMIT: the device's physical limit, measured by fio in the same
+// directory and run as the other tests: sequential write then read with
+// O_DIRECT, block size = the transfer size, one job per rank, each moving a
+// rank's bytes.
+#ifndef SLUICE_BENCH_IOR_FIO_LIMIT_H_
+#define SLUICE_BENCH_IOR_FIO_LIMIT_H_
+
+#include "ior/params.h"
+#include "ior/report.h"
+
+namespace sluice {
+namespace bench {
+
+// Collective. Appends one write and one read IterResult per repetition to
+// *test, or sets test->skipped.
+void RunFioLimit(const Params& params, int tasks, TestResult* test);
+
+// Extracts `"bw_bytes"` of the "write" or "read" section of fio's JSON
+// output (the first job: with group_reporting, the group). -1 if absent.
+double FioBandwidth(const std::string& json, const std::string& section);
+
+}  // namespace bench
+}  // namespace sluice
+
+#endif  // SLUICE_BENCH_IOR_FIO_LIMIT_H_

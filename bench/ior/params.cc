@@ -1,0 +1,253 @@
+#include "ior/params.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "sluice/options.h"
+
+namespace sluice {
+namespace bench {
+
+const std::vector<std::string>& KnownApis() {
+  static const std::vector<std::string> apis = {
+      "POSIX", "MPIIO", "HDF5", "ADIOS2", "SLUICE-KV", "FIO-LIMIT"};
+  return apis;
+}
+
+std::string HumanSize(uint64_t b) {
+  char buf[64];
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) {
+    snprintf(buf, sizeof buf, "%llu GiB", (unsigned long long)(b >> 30));
+  } else if (b >= (1ull << 20) && b % (1ull << 20) == 0) {
+    snprintf(buf, sizeof buf, "%llu MiB", (unsigned long long)(b >> 20));
+  } else if (b >= 1024 && b % 1024 == 0) {
+    snprintf(buf, sizeof buf, "%llu KiB", (unsigned long long)(b >> 10));
+  } else {
+    snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)b);
+  }
+  return buf;
+}
+
+std::string Usage() {
+  std::string apis;
+  for (const auto& a : KnownApis()) apis += (apis.empty() ? "" : ", ") + a;
+  return "usage: mpiexec -n N sluice-bench [flags]\n"
+         "An IOR-style benchmark of checkpoint I/O. Flags keep IOR's meanings:\n"
+         "  -a API[,API...]  " + apis + "\n"
+         "                   (a list runs each in turn; with FIO-LIMIT first,\n"
+         "                   every result is also shown as a fraction of it)\n"
+         "  -b SIZE   block size: contiguous bytes per rank per segment (1m)\n"
+         "  -t SIZE   transfer size: bytes per I/O call (256k)\n"
+         "  -s N      segment count (1)\n"
+         "  -F        file per process (default: one shared file)\n"
+         "  -c        collective I/O (MPIIO, HDF5)\n"
+         "  -e        fsync after write\n"
+         "  -w / -r   write / read (neither: both)\n"
+         "  -C        reorder tasks for the read: rank r reads the data of\n"
+         "            rank (r + Q) % N, so no rank reads back its own\n"
+         "  -Q N      task shift for -C (1)\n"
+         "  -z        random offsets within each block\n"
+         "  -i N      repetitions (1)\n"
+         "  -o PATH   test file name (testFile)\n"
+         "  -k        keep the files\n"
+         "  -W        check write: read back and verify after each write\n"
+         "  -R        check read: verify every byte read\n"
+         "  -G N      data signature seed (0)\n"
+         "  -v        verbose\n"
+         "  -O summaryFormat=JSON [-O summaryFile=PATH]  the summary as JSON\n"
+         "                       (to PATH, or to stdout after the text)\n"
+         "  -O latencyFile=PATH   every transfer's duration, CSV\n"
+         "  -O dropCaches=1       drop the page cache before every read\n"
+         "  -O direct=1           O_DIRECT for POSIX\n"
+         "  -O warmMemory=1       fault in and free as much memory as a phase\n"
+         "                       moves before it, so every API starts alike\n"
+         "  -O sluice.NAME=VALUE  store option for SLUICE-* APIs\n"
+         "  -h        this text\n"
+         "SIZE takes k, m, g suffixes (powers of 1024). Bad flags exit 2; a\n"
+         "failed data check or I/O error exits 1.\n";
+}
+
+namespace {
+
+bool TakeSize(const std::string& flag, const std::string& text, uint64_t* out,
+              std::string* message) {
+  size_t v = 0;
+  Status s = ParseSize(text, &v);
+  if (!s.ok() || v == 0) {
+    *message = flag + ": " + (s.ok() ? "must be > 0" : s.message());
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool TakeInt(const std::string& flag, const std::string& text, long lo,
+             long hi, long* out, std::string* message) {
+  char* end = nullptr;
+  long v = strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < lo || v > hi) {
+    *message = flag + ": '" + text + "' is not an integer in [" +
+               std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool TakeBool(const std::string& key, const std::string& v, bool* out,
+              std::string* message) {
+  if (v == "1" || v == "true" || v == "on") {
+    *out = true;
+  } else if (v == "0" || v == "false" || v == "off") {
+    *out = false;
+  } else {
+    *message = "-O " + key + ": not a boolean: '" + v + "'";
+    return false;
+  }
+  return true;
+}
+
+bool TakeOption(const std::string& kv, Params* p, std::string* message) {
+  size_t eq = kv.find('=');
+  if (eq == std::string::npos) {
+    *message = "-O " + kv + ": expected key=value";
+    return false;
+  }
+  const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+  if (key == "summaryFormat") {
+    std::string v = value;
+    std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+    if (v != "json" && v != "text") {
+      *message = "-O summaryFormat: '" + value + "' (JSON or text)";
+      return false;
+    }
+    p->summary_format = v;
+  } else if (key == "summaryFile") {
+    p->summary_file = value;
+  } else if (key == "latencyFile") {
+    p->latency_file = value;
+  } else if (key == "dropCaches") {
+    return TakeBool(key, value, &p->drop_caches, message);
+  } else if (key == "warmMemory") {
+    return TakeBool(key, value, &p->warm_memory, message);
+  } else if (key == "direct") {
+    return TakeBool(key, value, &p->direct, message);
+  } else if (key.rfind("sluice.", 0) == 0) {
+    StoreOptions probe;  // refuse unknown store options now, not mid-run
+    Status s = probe.Set(key.substr(7), value);
+    if (!s.ok()) {
+      *message = "-O " + key + ": " + s.message();
+      return false;
+    }
+    p->store_options.emplace_back(key.substr(7), value);
+  } else {
+    *message = "-O " + key + ": unknown option";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int ParseArgs(const std::vector<std::string>& args, Params* p,
+              std::string* message) {
+  *p = Params();
+  for (const auto& a : args) p->command_line += (p->command_line.empty() ? "" : " ") + a;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() != 2 || a[0] != '-') {
+      *message = "unexpected argument '" + a + "'";
+      return 2;
+    }
+    const char f = a[1];
+    const bool takes_value = std::string("abtsQioOG").find(f) != std::string::npos;
+    std::string v;
+    if (takes_value) {
+      if (i + 1 >= args.size()) {
+        *message = a + ": missing value";
+        return 2;
+      }
+      v = args[++i];
+    }
+    long n = 0;
+    switch (f) {
+      case 'a': {
+        size_t pos = 0;
+        while (pos <= v.size()) {
+          size_t end = v.find(',', pos);
+          if (end == std::string::npos) end = v.size();
+          std::string api = v.substr(pos, end - pos);
+          std::string upper = api;
+          std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+          const auto& known = KnownApis();
+          if (std::find(known.begin(), known.end(), upper) == known.end()) {
+            std::string list;
+            for (const auto& k : known) list += " " + k;
+            *message = "-a: unknown API '" + api + "' (known:" + list + ")";
+            return 2;
+          }
+          p->apis.push_back(upper);
+          pos = end + 1;
+        }
+        break;
+      }
+      case 'b': if (!TakeSize(a, v, &p->block, message)) return 2; break;
+      case 't': if (!TakeSize(a, v, &p->transfer, message)) return 2; break;
+      case 's':
+        if (!TakeInt(a, v, 1, 1L << 40, &n, message)) return 2;
+        p->segments = static_cast<uint64_t>(n);
+        break;
+      case 'Q':
+        if (!TakeInt(a, v, 1, 1 << 20, &n, message)) return 2;
+        p->reorder_shift = static_cast<int>(n);
+        break;
+      case 'i':
+        if (!TakeInt(a, v, 1, 100000, &n, message)) return 2;
+        p->reps = static_cast<int>(n);
+        break;
+      case 'G':
+        if (!TakeInt(a, v, 0, 1L << 62, &n, message)) return 2;
+        p->seed = static_cast<uint64_t>(n);
+        break;
+      case 'o': p->path = v; break;
+      case 'O': if (!TakeOption(v, p, message)) return 2; break;
+      case 'F': p->file_per_proc = true; break;
+      case 'c': p->collective = true; break;
+      case 'e': p->fsync = true; break;
+      case 'w': p->write = true; break;
+      case 'r': p->read = true; break;
+      case 'C': p->reorder = true; break;
+      case 'z': p->random = true; break;
+      case 'k': p->keep = true; break;
+      case 'W': p->check_write = true; break;
+      case 'R': p->check_read = true; break;
+      case 'v': p->verbose = true; break;
+      case 'h': *message = Usage(); return 1;
+      default:
+        *message = "unknown flag " + a + " (-h for help)";
+        return 2;
+    }
+  }
+  if (p->apis.empty()) p->apis.push_back("POSIX");
+  if (!p->write && !p->read) p->write = p->read = true;
+  if (p->transfer > p->block) {
+    *message = "transfer size (-t " + HumanSize(p->transfer) +
+               ") is larger than block size (-b " + HumanSize(p->block) + ")";
+    return 2;
+  }
+  if (p->block % p->transfer != 0) {
+    *message = "block size (-b " + HumanSize(p->block) +
+               ") is not a multiple of transfer size (-t " +
+               HumanSize(p->transfer) + ")";
+    return 2;
+  }
+  if (p->transfer % 8 != 0) {
+    *message = "transfer size (-t " + HumanSize(p->transfer) +
+               ") must be a multiple of 8 bytes";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace bench
+}  // namespace sluice

@@ -1,0 +1,270 @@
+#include "ior/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+
+namespace sluice {
+namespace bench {
+
+namespace {
+
+std::string Fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Fmt(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += Fmt("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Num(double v) {
+  if (!std::isfinite(v)) return "null";
+  return Fmt("%.6g", v);
+}
+
+std::string Access(const Params& p) {
+  return p.file_per_proc ? "file-per-process" : "single-shared-file";
+}
+
+}  // namespace
+
+void Summarise(Report* report) {
+  std::map<std::string, double> limit;  // op -> FIO-LIMIT mean MiB/s
+  for (auto& t : report->tests) {
+    t.summary.clear();
+    for (const char* op : {"write", "read"}) {
+      std::vector<const IterResult*> rs;
+      for (const auto& r : t.iters) {
+        if (r.access == op) rs.push_back(&r);
+      }
+      if (rs.empty()) continue;
+      OpSummary s;
+      s.operation = op;
+      s.max_mib = s.max_ops = -1;
+      s.min_mib = s.min_ops = 1e300;
+      for (const auto* r : rs) {
+        const double bw = r->BandwidthMiB(), ops = r->Iops();
+        s.max_mib = std::max(s.max_mib, bw);
+        s.min_mib = std::min(s.min_mib, bw);
+        s.mean_mib += bw / rs.size();
+        s.max_ops = std::max(s.max_ops, ops);
+        s.min_ops = std::min(s.min_ops, ops);
+        s.mean_ops += ops / rs.size();
+        s.mean_time += r->total / rs.size();
+        s.mean_open += r->open / rs.size();
+        s.mean_io += r->io / rs.size();
+        s.mean_close += r->close / rs.size();
+      }
+      for (const auto* r : rs) {
+        const double d = r->BandwidthMiB() - s.mean_mib;
+        s.stddev_mib += d * d / rs.size();
+      }
+      s.stddev_mib = std::sqrt(s.stddev_mib);
+      if (t.api == "FIO-LIMIT") {
+        limit[op] = s.mean_mib;
+      } else if (limit.count(op) && limit[op] > 0) {
+        s.fraction_of_limit = s.mean_mib / limit[op];
+      }
+      t.summary.push_back(s);
+    }
+  }
+}
+
+std::string TextHeader(const Report& r) {
+  const Params& p = r.params;
+  std::string out;
+  out += "sluice-bench: IOR-style checkpoint I/O benchmark\n";
+  out += "Began               : " + r.began + "\n";
+  out += "Command line        : " + p.command_line + "\n";
+  out += "Machine             : " + r.machine + "\n";
+  out += "Options: \n";
+  std::string apis;
+  for (const auto& a : p.apis) apis += (apis.empty() ? "" : ",") + a;
+  out += "api                 : " + apis + "\n";
+  out += "test filename       : " + p.path + "\n";
+  out += "access              : " + Access(p) + "\n";
+  out += "type                : " +
+         std::string(p.collective ? "collective" : "independent") + "\n";
+  out += Fmt("segments            : %llu\n", (unsigned long long)p.segments);
+  out += "ordering in a file  : " +
+         std::string(p.random ? "random within each block" : "sequential") + "\n";
+  out += "ordering inter file : " +
+         (p.reorder ? Fmt("constant task offset (-C), shift %d", p.reorder_shift)
+                    : std::string("no tasks offsets")) + "\n";
+  out += Fmt("tasks               : %d\n", r.tasks);
+  out += "xfersize            : " + HumanSize(p.transfer) + "\n";
+  out += "blocksize           : " + HumanSize(p.block) + "\n";
+  out += "aggregate filesize  : " +
+         HumanSize(p.block * p.segments * uint64_t(r.tasks)) + "\n";
+  out += Fmt("repetitions         : %d\n", p.reps);
+  out += "fsync after write   : " + std::string(p.fsync ? "yes" : "no") + "\n";
+  out += "data check          : " +
+         std::string(p.check_write || p.check_read
+                         ? (p.check_write && p.check_read ? "write and read"
+                            : p.check_write ? "write" : "read")
+                         : "none") + "\n";
+  return out;
+}
+
+std::string TextIterHeader() {
+  return "\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  "
+         "open(s)    wr/rd(s)   close(s)   total(s)   iter\n"
+         "------    ---------  ----       ----------  ---------- ---------  "
+         "--------   --------   --------   --------   ----\n";
+}
+
+std::string TextIter(const IterResult& r, const Params& p) {
+  return Fmt("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f "
+             "%-10.6f %-10.6f %d\n",
+             r.access.c_str(), r.BandwidthMiB(), r.Iops(), r.latency,
+             p.block / 1024.0, p.transfer / 1024.0, r.open, r.io, r.close,
+             r.total, r.iter);
+}
+
+std::string TextSummary(const Report& r) {
+  const Params& p = r.params;
+  std::string out = "\nSummary of all tests:\n";
+  out += Fmt("%-9s %10s %10s %10s %10s %10s %10s %10s %10s %8s %6s %4s %4s "
+             "%5s %8s %6s %10s %10s %10s %10s %-10s\n",
+             "Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev",
+             "Max(OPs)", "Min(OPs)", "Mean(OPs)", "Mean(s)", "open(s)",
+             "#Tasks", "reps", "fPP", "reord", "reordoff", "segcnt",
+             "blksiz", "xsize", "aggs(MiB)", "limit", "API");
+  for (const auto& t : r.tests) {
+    if (!t.skipped.empty()) continue;
+    for (const auto& s : t.summary) {
+      std::string frac = s.fraction_of_limit >= 0
+                             ? Fmt("%.2f", s.fraction_of_limit)
+                             : std::string("-");
+      out += Fmt("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f "
+                 "%10.5f %8.5f %6d %4d %4d %5d %8d %6llu %10llu %10llu "
+                 "%10.1f %10s %-10s\n",
+                 s.operation.c_str(), s.max_mib, s.min_mib, s.mean_mib,
+                 s.stddev_mib, s.max_ops, s.min_ops, s.mean_ops, s.mean_time,
+                 s.mean_open, r.tasks, p.reps, p.file_per_proc ? 1 : 0,
+                 p.reorder ? 1 : 0, p.reorder ? p.reorder_shift : 0,
+                 (unsigned long long)p.segments, (unsigned long long)p.block,
+                 (unsigned long long)p.transfer,
+                 p.block * p.segments * r.tasks / 1048576.0, frac.c_str(),
+                 t.api.c_str());
+    }
+  }
+  for (const auto& t : r.tests) {
+    if (!t.skipped.empty()) {
+      out += "skipped   " + t.api + ": " + t.skipped + "\n";
+    } else if (t.api != "FIO-LIMIT") {
+      out += Fmt("resources %s: peak RSS %.1f MiB per rank, %.2f CPU s per "
+                 "GiB written\n",
+                 t.api.c_str(), t.peak_rss_mib, t.cpu_seconds_per_gib);
+    }
+  }
+  return out;
+}
+
+std::string Json(const Report& r) {
+  const Params& p = r.params;
+  std::string out = "{\n";
+  out += "  \"began\": " + Quote(r.began) + ",\n";
+  out += "  \"finished\": " + Quote(r.finished) + ",\n";
+  out += "  \"commandLine\": " + Quote(p.command_line) + ",\n";
+  out += "  \"machine\": " + Quote(r.machine) + ",\n";
+  out += "  \"options\": {\n";
+  out += "    \"testFileName\": " + Quote(p.path) + ",\n";
+  out += "    \"access\": " + Quote(Access(p)) + ",\n";
+  out += "    \"filePerProc\": " + std::string(p.file_per_proc ? "true" : "false") + ",\n";
+  out += "    \"collective\": " + std::string(p.collective ? "true" : "false") + ",\n";
+  out += "    \"segmentCount\": " + std::to_string(p.segments) + ",\n";
+  out += "    \"randomOffset\": " + std::string(p.random ? "true" : "false") + ",\n";
+  out += "    \"reorderTasks\": " + std::string(p.reorder ? "true" : "false") + ",\n";
+  out += "    \"taskPerNodeOffset\": " + std::to_string(p.reorder_shift) + ",\n";
+  out += "    \"tasks\": " + std::to_string(r.tasks) + ",\n";
+  out += "    \"transferSize\": " + std::to_string(p.transfer) + ",\n";
+  out += "    \"blockSize\": " + std::to_string(p.block) + ",\n";
+  out += "    \"aggregateFileSize\": " +
+         std::to_string(p.block * p.segments * uint64_t(r.tasks)) + ",\n";
+  out += "    \"repetitions\": " + std::to_string(p.reps) + ",\n";
+  out += "    \"fsync\": " + std::string(p.fsync ? "true" : "false") + ",\n";
+  out += "    \"checkWrite\": " + std::string(p.check_write ? "true" : "false") + ",\n";
+  out += "    \"checkRead\": " + std::string(p.check_read ? "true" : "false") + ",\n";
+  out += "    \"dropCaches\": " + std::string(p.drop_caches ? "true" : "false") + ",\n";
+  out += "    \"direct\": " + std::string(p.direct ? "true" : "false") + ",\n";
+  out += "    \"storeOptions\": {";
+  for (size_t i = 0; i < p.store_options.size(); ++i) {
+    out += (i ? ", " : "") + Quote(p.store_options[i].first) + ": " +
+           Quote(p.store_options[i].second);
+  }
+  out += "}\n  },\n  \"tests\": [\n";
+  for (size_t ti = 0; ti < r.tests.size(); ++ti) {
+    const TestResult& t = r.tests[ti];
+    out += "    {\n      \"api\": " + Quote(t.api) + ",\n";
+    out += "      \"note\": " + Quote(t.note) + ",\n";
+    out += "      \"skipped\": " + (t.skipped.empty() ? "null" : Quote(t.skipped)) + ",\n";
+    out += "      \"peakRssMiB\": " + Num(t.peak_rss_mib) + ",\n";
+    out += "      \"cpuSecondsPerGiBWritten\": " + Num(t.cpu_seconds_per_gib) + ",\n";
+    out += "      \"dataErrors\": " + std::to_string(t.data_errors) + ",\n";
+    out += "      \"results\": [";
+    for (size_t i = 0; i < t.iters.size(); ++i) {
+      const IterResult& it = t.iters[i];
+      out += std::string(i ? "," : "") + "\n        {\"access\": " + Quote(it.access) +
+             ", \"bwMiB\": " + Num(it.BandwidthMiB()) +
+             ", \"iops\": " + Num(it.Iops()) +
+             ", \"latency\": " + Num(it.latency) +
+             ", \"blockKiB\": " + Num(p.block / 1024.0) +
+             ", \"xferKiB\": " + Num(p.transfer / 1024.0) +
+             ", \"openTime\": " + Num(it.open) +
+             ", \"wrRdTime\": " + Num(it.io) +
+             ", \"closeTime\": " + Num(it.close) +
+             ", \"totalTime\": " + Num(it.total) +
+             ", \"cpuSeconds\": " + Num(it.cpu) +
+             ", \"bytes\": " + std::to_string(it.bytes) +
+             ", \"iter\": " + std::to_string(it.iter) + "}";
+    }
+    out += "\n      ],\n      \"summary\": [";
+    for (size_t i = 0; i < t.summary.size(); ++i) {
+      const OpSummary& s = t.summary[i];
+      out += std::string(i ? "," : "") + "\n        {\"operation\": " + Quote(s.operation) +
+             ", \"maxMiB\": " + Num(s.max_mib) +
+             ", \"minMiB\": " + Num(s.min_mib) +
+             ", \"meanMiB\": " + Num(s.mean_mib) +
+             ", \"stdDevMiB\": " + Num(s.stddev_mib) +
+             ", \"maxOPs\": " + Num(s.max_ops) +
+             ", \"minOPs\": " + Num(s.min_ops) +
+             ", \"meanOPs\": " + Num(s.mean_ops) +
+             ", \"meanTime\": " + Num(s.mean_time) +
+             ", \"meanOpenTime\": " + Num(s.mean_open) +
+             ", \"meanWrRdTime\": " + Num(s.mean_io) +
+             ", \"meanCloseTime\": " + Num(s.mean_close) +
+             ", \"fractionOfLimit\": " +
+             (s.fraction_of_limit >= 0 ? Num(s.fraction_of_limit) : "null") + "}";
+    }
+    out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
+  }
+  out += "  ]\n}\n";
+  return out;
+}
+
+}  // namespace bench
+}  // namespace sluice
