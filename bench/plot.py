@@ -86,6 +86,12 @@ def table(points):
     return "\n".join(rows) + "\n"
 
 
+def legend(fig, axes):
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 0.82, 1))
+
+
 def plots(points, folder):
     import matplotlib
     matplotlib.use("Agg")
@@ -111,8 +117,7 @@ def plots(points, folder):
             ax.set_ylabel("MiB/s (median)")
             ax.set_title(f"{op}, transfer = block = {t}")
             ax.grid(True, alpha=0.3)
-        axes[1].legend(fontsize=8)
-        fig.tight_layout()
+        legend(fig, axes)
         fig.savefig(os.path.join(folder, f"A-bw-{t}.png"), dpi=110)
         plt.close(fig)
 
@@ -136,8 +141,7 @@ def plots(points, folder):
             ax.set_ylabel("MiB/s (median)")
             ax.set_title(f"{op}, {n} rank(s), sequential vs random (-z)")
             ax.grid(True, alpha=0.3)
-        axes[1].legend(fontsize=8)
-        fig.tight_layout()
+        legend(fig, axes)
         fig.savefig(os.path.join(folder, f"B-bw-n{n}.png"), dpi=110)
         plt.close(fig)
 
@@ -178,8 +182,7 @@ def latency_plots(folder, plt):
             ax.set_ylabel("density (per decade)")
             ax.set_title(f"{op}: {n} ranks, {t} transfers")
             ax.grid(True, alpha=0.3)
-        axes[1].legend(fontsize=8)
-        fig.tight_layout()
+        legend(fig, axes)
         fig.savefig(os.path.join(folder, f"latency-n{n}-t{t}.png"), dpi=110)
         plt.close(fig)
 

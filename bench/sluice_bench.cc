@@ -9,6 +9,8 @@
 //              ADIOS2 build available here).
 //   SLUICE-KV  Sluice's K/V API, one key per transfer, a store per writer;
 //              -e ends the write with a write barrier.
+//   SLUICE-STREAM  sluice::ofstream/ifstream over the file layer: one
+//              logical file, a store per writer, merged on read.
 //   FIO-LIMIT  fio, O_DIRECT, sequential, bs = transfer size, same bytes:
 //              the device's limit, to which later results are compared.
 // Layout: IOR's. Shared file: segment s of rank r is at s*N*b + r*b. File

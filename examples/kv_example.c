@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   sluice_store_t* db;
   double field[1024] = {3.14}, back[1024];
   size_t n;
-  if (sluice_open(argc > 1 ? argv[1] : "ckpt.sluice", NULL, &db) != SLUICE_OK ||
+  if (sluice_kv_open(argc > 1 ? argv[1] : "ckpt.sluice", NULL, &db) != SLUICE_OK ||
       sluice_put(db, "step42/field", 12, field, sizeof field, SLUICE_ASYNC) ||
       sluice_write_barrier(db) ||  /* durable once this returns */
       sluice_get_into(db, "step42/field", 12, back, sizeof back, &n)) {
@@ -15,5 +15,5 @@ int main(int argc, char** argv) {
     return 1;
   }
   printf("read %zu bytes back, %s\n", n, memcmp(field, back, n) ? "WRONG" : "ok");
-  return sluice_close(db) || memcmp(field, back, n);
+  return sluice_kv_close(db) || memcmp(field, back, n);
 }

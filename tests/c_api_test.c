@@ -23,7 +23,7 @@ static sluice_store_t* open_store(const char* path, const char* backend) {
   sluice_options_t* o = sluice_options_create();
   sluice_store_t* s = NULL;
   CHECK_OK(sluice_options_set(o, "backend", backend));
-  CHECK_OK(sluice_open(path, o, &s));
+  CHECK_OK(sluice_kv_open(path, o, &s));
   CHECK(s != NULL);
   sluice_options_destroy(o);
   return s;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   char line[512];
   size_t len = sluice_stats_string(s, line, sizeof line);
   CHECK(len > 0 && strstr(line, "put=103 ops") != NULL);
-  CHECK_OK(sluice_close(s));
+  CHECK_OK(sluice_kv_close(s));
 
   /* reopen: everything is there */
   s = open_store(path, argv[2]);
@@ -98,10 +98,10 @@ int main(int argc, char** argv) {
 
   /* a second open of the same store is refused while it is open */
   sluice_store_t* second = (sluice_store_t*)1;
-  CHECK(sluice_open(path, NULL, &second) == SLUICE_BUSY);
+  CHECK(sluice_kv_open(path, NULL, &second) == SLUICE_BUSY);
   CHECK(second == NULL);
   CHECK(strstr(sluice_errmsg(), path) != NULL);
-  CHECK_OK(sluice_close(s));
+  CHECK_OK(sluice_kv_close(s));
 
   /* errors: bad option, not a store, NULLs */
   sluice_options_t* o = sluice_options_create();
@@ -109,11 +109,11 @@ int main(int argc, char** argv) {
         SLUICE_INVALID_ARGUMENT);
   CHECK(strstr(sluice_errmsg(), "no_such_option") != NULL);
   sluice_options_destroy(o);
-  CHECK(sluice_open(argv[1], NULL, &s) == SLUICE_NOT_A_STORE);
+  CHECK(sluice_kv_open(argv[1], NULL, &s) == SLUICE_NOT_A_STORE);
   CHECK(strstr(sluice_errmsg(), argv[1]) != NULL);
   CHECK(sluice_put(NULL, "k", 1, "v", 1, SLUICE_SYNC) ==
         SLUICE_INVALID_ARGUMENT);
-  CHECK_OK(sluice_close(NULL));
+  CHECK_OK(sluice_kv_close(NULL));
 
   if (failures) {
     fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);

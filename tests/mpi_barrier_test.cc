@@ -68,11 +68,11 @@ int main(int argc, char** argv) {
   }
   {  // the C entry point
     sluice_store_t* store = nullptr;
-    int rc = sluice_open(path.c_str(), nullptr, &store);
+    int rc = sluice_kv_open(path.c_str(), nullptr, &store);
     Check(rc == SLUICE_OK, "C open", rank, &failures);
     rc = sluice_write_barrier_all(store, MPI_COMM_WORLD);
     Check(rc == SLUICE_OK, "C collective barrier", rank, &failures);
-    sluice_close(store);
+    sluice_kv_close(store);
   }
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -10,7 +10,8 @@ namespace bench {
 
 const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
-      "POSIX", "MPIIO", "HDF5", "ADIOS2", "SLUICE-KV", "FIO-LIMIT"};
+      "POSIX",     "MPIIO",         "HDF5",     "ADIOS2",
+      "SLUICE-KV", "SLUICE-STREAM", "FIO-LIMIT"};
   return apis;
 }
 

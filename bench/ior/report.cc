@@ -42,7 +42,7 @@ std::string Quote(const std::string& s) {
 
 std::string Num(double v) {
   if (!std::isfinite(v)) return "null";
-  return Fmt("%.6g", v);
+  return Fmt("%.12g", v);
 }
 
 std::string Access(const Params& p) {

@@ -32,9 +32,11 @@
 #include <string_view>
 
 #include "sluice/export.h"
+#include "sluice/iterator.h"
 #include "sluice/options.h"
 #include "sluice/stats.h"
 #include "sluice/status.h"
+#include "sluice/write_batch.h"
 
 namespace sluice {
 
@@ -68,6 +70,18 @@ class SLUICE_EXPORT Store {
   // Removes `key`. Removing a missing key is not an error.
   virtual Status Delete(std::string_view key,
                         WriteMode mode = WriteMode::kSync) = 0;
+
+  // Applies every update of `batch` atomically.
+  virtual Status Write(const WriteBatch& batch,
+                       WriteMode mode = WriteMode::kSync) = 0;
+
+  // An ordered scan over the store as it is now (earlier asynchronous
+  // updates included). Never null; check status() for errors. Keys outside
+  // [lower_bound, upper_bound) are not visited, and (with RocksDB) table
+  // blocks holding only such keys are not even read, so a damaged block
+  // elsewhere cannot fail the scan. Empty means unbounded.
+  virtual std::unique_ptr<Iterator> NewIterator(
+      std::string_view lower_bound = {}, std::string_view upper_bound = {}) = 0;
 
   // Makes every update issued before the call durable; blocks until done.
   virtual Status WriteBarrier() = 0;

@@ -7,20 +7,26 @@
  *    thread's next Sluice call.
  *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
  *  - Handles are opaque. Whoever creates a handle destroys it:
- *    sluice_options_destroy, sluice_close. Buffers returned by sluice_get are
+ *    sluice_options_destroy, sluice_kv_close. Buffers returned by sluice_get are
  *    allocated by Sluice and freed with sluice_free.
  *  - Keys and values are byte strings with explicit lengths; they may hold
  *    zero bytes. Every output buffer is passed with its capacity.
  *  - Every function is local (no MPI communication) unless its comment says
  *    collective; the collective ones live in sluice/c_mpi.h.
+ *  - Two families: K/V stores (sluice_kv_open, sluice_put, ...) returning
+ *    error codes, and files (sluice_mount, sluice_open, sluice_read, ...)
+ *    behaving like their POSIX namesakes: -1 (or NULL) and errno on error.
  *  - Thread-safe: any function may be called from several threads at once,
  *    on the same store handle too (but not after sluice_close).
  */
 #ifndef SLUICE_SLUICE_H_
 #define SLUICE_SLUICE_H_
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "sluice/export.h"
 
@@ -41,6 +47,10 @@ enum {
   SLUICE_VERSION_TOO_NEW = 8,
   SLUICE_NO_SPACE = 9,
   SLUICE_INCOMPLETE = 10,
+  SLUICE_ALREADY_EXISTS = 11,
+  SLUICE_NOT_A_DIRECTORY = 12,
+  SLUICE_IS_A_DIRECTORY = 13,
+  SLUICE_NOT_EMPTY = 14,
   SLUICE_BUFFER_TOO_SMALL = 100 /* sluice_get_into: *vlen has the size */
 };
 
@@ -82,13 +92,16 @@ SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
 SLUICE_EXPORT int sluice_options_set(sluice_options_t* options,
                                      const char* name, const char* value);
 
+/* ---- K/V stores ---------------------------------------------------------- */
+
 /* Opens or creates the store in directory `path`. `options` may be NULL for
  * the defaults. On error *store is NULL. */
-SLUICE_EXPORT int sluice_open(const char* path, const sluice_options_t* options,
-                              sluice_store_t** store);
+SLUICE_EXPORT int sluice_kv_open(const char* path,
+                                 const sluice_options_t* options,
+                                 sluice_store_t** store);
 /* Waits for queued updates, flushes, releases the store and frees the
  * handle, even when it returns an error. NULL is accepted. */
-SLUICE_EXPORT int sluice_close(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_close(sluice_store_t* store);
 
 SLUICE_EXPORT int sluice_put(sluice_store_t* store, const void* key,
                              size_t klen, const void* val, size_t vlen,
@@ -119,6 +132,50 @@ SLUICE_EXPORT int sluice_stats(sluice_store_t* store, int op,
  * NUL-terminated; returns the full length. */
 SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
                                          size_t cap);
+
+/* ---- Files (POSIX-like) --------------------------------------------------- */
+/* A process mounts one Sluice file system (sluice/fs.h) at a time: the
+ * directory `root` holds one store per writer. A writer (writer >= 0, e.g.
+ * its MPI rank) writes and reads its own store; SLUICE_READER opens every
+ * writer's store read-only and merges them. `options` may be NULL; besides
+ * the store options it takes "extent_bytes" (write-combining, default 4m).
+ * Then the calls below take paths inside the file system ("/a/b") and
+ * behave as POSIX's: they return -1 (NULL for opendir/readdir) and set
+ * errno (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EBADF, EINVAL, EROFS,
+ * ENOSPC, EIO for corruption, ...); sluice_errmsg() has the details.
+ * Descriptors are Sluice's own, not kernel descriptors. */
+#define SLUICE_READER (-1)
+
+typedef struct sluice_dir_t sluice_dir_t;
+
+SLUICE_EXPORT int sluice_mount(const char* root, int writer,
+                               const sluice_options_t* options);
+/* Closes open files (writing their data and checksums) and the stores. */
+SLUICE_EXPORT int sluice_unmount(void);
+
+SLUICE_EXPORT int sluice_open(const char* path, int flags, ... /* mode */);
+SLUICE_EXPORT int sluice_close(int fd);
+SLUICE_EXPORT ssize_t sluice_read(int fd, void* buf, size_t n);
+SLUICE_EXPORT ssize_t sluice_write(int fd, const void* buf, size_t n);
+SLUICE_EXPORT ssize_t sluice_pread(int fd, void* buf, size_t n, off_t offset);
+SLUICE_EXPORT ssize_t sluice_pwrite(int fd, const void* buf, size_t n,
+                                    off_t offset);
+SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
+/* Writes the file's buffered data and checksum, then a write barrier. */
+SLUICE_EXPORT int sluice_fsync(int fd);
+SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);
+SLUICE_EXPORT int sluice_truncate(const char* path, off_t size);
+SLUICE_EXPORT int sluice_stat(const char* path, struct stat* st);
+SLUICE_EXPORT int sluice_fstat(int fd, struct stat* st);
+SLUICE_EXPORT int sluice_unlink(const char* path);
+SLUICE_EXPORT int sluice_rename(const char* from, const char* to);
+SLUICE_EXPORT int sluice_mkdir(const char* path, mode_t mode);
+SLUICE_EXPORT int sluice_rmdir(const char* path);
+SLUICE_EXPORT sluice_dir_t* sluice_opendir(const char* path);
+/* The next entry (d_name, d_type), valid until the next call; NULL at the
+ * end (errno unchanged) or on error (errno set). */
+SLUICE_EXPORT struct dirent* sluice_readdir(sluice_dir_t* dir);
+SLUICE_EXPORT int sluice_closedir(sluice_dir_t* dir);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -23,7 +23,7 @@ enum class Op : int {
   kAppend = 2,
   kDelete = 3,
   kBarrier = 4,  // write_barrier: bytes are those made durable by it
-  kBatch = 5,    // stop_batch: bytes are those of the batch written
+  kBatch = 5,    // stop_batch and Write(batch): bytes of the batch
   kCount = 6,
 };
 

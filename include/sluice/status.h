@@ -31,6 +31,10 @@ enum class Code : int {
   kVersionTooNew = 8,    // written by a newer Sluice format than this one reads
   kNoSpace = 9,          // the device is full (ENOSPC, EDQUOT)
   kIncomplete = 10,      // an operation was interrupted or is unfinished
+  kAlreadyExists = 11,   // O_CREAT|O_EXCL, mkdir of an existing name
+  kNotADirectory = 12,   // a path component is a file
+  kIsADirectory = 13,    // a file operation on a directory
+  kNotEmpty = 14,        // rmdir, or rename over, a non-empty directory
 };
 
 class SLUICE_EXPORT Status {
@@ -64,6 +68,18 @@ class SLUICE_EXPORT Status {
   static Status NoSpace(std::string_view msg) { return {Code::kNoSpace, msg}; }
   static Status Incomplete(std::string_view msg) {
     return {Code::kIncomplete, msg};
+  }
+  static Status AlreadyExists(std::string_view msg) {
+    return {Code::kAlreadyExists, msg};
+  }
+  static Status NotADirectory(std::string_view msg) {
+    return {Code::kNotADirectory, msg};
+  }
+  static Status IsADirectory(std::string_view msg) {
+    return {Code::kIsADirectory, msg};
+  }
+  static Status NotEmpty(std::string_view msg) {
+    return {Code::kNotEmpty, msg};
   }
 
   Status(Code code, std::string_view msg);

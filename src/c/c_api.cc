@@ -72,11 +72,17 @@ int sluice_options_set(sluice_options_t* options, const char* name,
     if (options == nullptr || name == nullptr || value == nullptr) {
       return SetLastError(Status::InvalidArgument("NULL argument"));
     }
+    if (strcmp(name, "extent_bytes") == 0) {
+      size_t v = 0;
+      sluice::Status st = sluice::ParseSize(value, &v);
+      if (st.ok()) options->extent_bytes = v;
+      return SetLastError(st);
+    }
     return SetLastError(options->rep.Set(name, value));
   })
 }
 
-int sluice_open(const char* path, const sluice_options_t* options,
+int sluice_kv_open(const char* path, const sluice_options_t* options,
                 sluice_store_t** store) {
   SLUICE_C_GUARD({
     if (store == nullptr) {
@@ -94,7 +100,7 @@ int sluice_open(const char* path, const sluice_options_t* options,
   })
 }
 
-int sluice_close(sluice_store_t* store) {
+int sluice_kv_close(sluice_store_t* store) {
   if (store == nullptr) return SetLastError(Status::OK());
   std::unique_ptr<sluice_store_t> owned(store);
   SLUICE_C_GUARD({ return SetLastError(owned->rep->Close()); })

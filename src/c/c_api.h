@@ -9,6 +9,7 @@
 
 struct sluice_options_t {
   sluice::StoreOptions rep;
+  size_t extent_bytes = 4u << 20;  // files only
 };
 
 struct sluice_store_t {

@@ -2,8 +2,15 @@
 
 namespace sluice {
 
+namespace {
+size_t Size(const AsyncQueue::Item& item) {
+  return item.key.size() + item.value.size() +
+         (item.batch ? item.batch->bytes() : 0);
+}
+}  // namespace
+
 void AsyncQueue::Enqueue(Item item) {
-  const size_t size = item.key.size() + item.value.size();
+  const size_t size = Size(item);
   std::unique_lock<std::mutex> lock(mu_);
   // Block while full; an item larger than the limit waits for an empty queue.
   space_cv_.wait(lock, [&] {
@@ -31,7 +38,7 @@ void AsyncQueue::Run() {
     Status s = apply_(item);
     lock.lock();
     if (!s.ok() && error_.ok()) error_ = s;
-    bytes_ -= item.key.size() + item.value.size();
+    bytes_ -= Size(item);
     ++applied_;
     pending_.fetch_sub(1, std::memory_order_release);
     space_cv_.notify_all();

@@ -13,12 +13,14 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "sluice/stats.h"
 #include "sluice/status.h"
+#include "store/write_buffer.h"
 
 namespace sluice {
 
@@ -28,6 +30,7 @@ class AsyncQueue {
     Op op;
     std::string key;
     std::string value;
+    std::shared_ptr<const WriteBuffer> batch;  // Op::kBatch only
   };
   using ApplyFn = std::function<Status(const Item&)>;
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/iterator.h"
 #include "sluice/options.h"
 #include "sluice/status.h"
 #include "store/write_buffer.h"
@@ -29,6 +30,10 @@ class Backend {
   virtual Status Append(std::string_view key, std::string_view value) = 0;
   // Writes every entry of `buffer` as one atomic batch.
   virtual Status Write(const WriteBuffer& buffer) = 0;
+  // An ordered scan of what is written so far, within [lower, upper)
+  // (empty: unbounded).
+  virtual std::unique_ptr<Iterator> NewIterator(std::string_view lower,
+                                                std::string_view upper) = 0;
   // Makes everything written so far durable; blocks until it is on disk.
   virtual Status Flush() = 0;
   virtual Status Close() = 0;

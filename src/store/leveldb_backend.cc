@@ -37,6 +37,64 @@ Status Unsupported(const char* option) {
                               " is not supported by the leveldb backend");
 }
 
+// LevelDB has no iterator bounds: they are applied here, to the keys.
+class LevelDBIterator : public Iterator {
+ public:
+  LevelDBIterator(leveldb::Iterator* it, std::string_view lower,
+                  std::string_view upper, std::string dir)
+      : it_(it), lower_(lower), upper_(upper), dir_(std::move(dir)) {}
+  bool Valid() const override {
+    if (!it_->Valid()) return false;
+    std::string_view k = key();
+    return (lower_.empty() || k >= lower_) && (upper_.empty() || k < upper_);
+  }
+  void SeekToFirst() override {
+    if (lower_.empty()) {
+      it_->SeekToFirst();
+    } else {
+      it_->Seek(ToSlice(lower_));
+    }
+  }
+  void Seek(std::string_view t) override {
+    it_->Seek(ToSlice(!lower_.empty() && t < lower_ ? std::string_view(lower_) : t));
+  }
+  void SeekForPrev(std::string_view t) override {
+    if (!upper_.empty() && t >= upper_) {
+      it_->Seek(ToSlice(upper_));  // the last key below the bound
+      if (it_->Valid()) {
+        it_->Prev();
+      } else {
+        it_->SeekToLast();
+      }
+      return;
+    }
+    it_->Seek(ToSlice(t));
+    if (!it_->Valid()) {
+      it_->SeekToLast();
+    } else if (key() != t) {
+      it_->Prev();
+    }
+  }
+  void Next() override { it_->Next(); }
+  void Prev() override { it_->Prev(); }
+  std::string_view key() const override {
+    leveldb::Slice k = it_->key();
+    return std::string_view(k.data(), k.size());
+  }
+  std::string_view value() const override {
+    leveldb::Slice v = it_->value();
+    return std::string_view(v.data(), v.size());
+  }
+  Status status() const override {
+    return FromLevel(it_->status(), "scan", dir_);
+  }
+
+ private:
+  std::unique_ptr<leveldb::Iterator> it_;
+  const std::string lower_, upper_;
+  const std::string dir_;
+};
+
 class LevelDBBackend : public Backend {
  public:
   LevelDBBackend(const StoreOptions& options, std::string dir)
@@ -91,6 +149,11 @@ class LevelDBBackend : public Backend {
       }
     }
     return FromLevel(db_->Write(Sync(), &batch), "write", dir_);
+  }
+  std::unique_ptr<Iterator> NewIterator(std::string_view lower,
+                                        std::string_view upper) override {
+    return std::make_unique<LevelDBIterator>(db_->NewIterator(read_), lower,
+                                             upper, dir_);
   }
   Status Flush() override {
     if (options_.read_only) return Status::OK();

@@ -3,6 +3,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/flush_block_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -46,6 +47,94 @@ class AppendOperator : public rocksdb::AssociativeMergeOperator {
     return true;
   }
   const char* Name() const override { return "sluice.append"; }
+};
+
+// Cuts data blocks by size, as RocksDB's default does, but also gives every
+// large value (>= kLargeValue) a block of its own. Checksums are per block:
+// a damaged byte in a large value (checkpoint data) then spoils only that
+// value's block, never the small keys around it (a file layer's directory
+// entries and inodes), so the damage stays attributable.
+class IsolateLargeValuesPolicy : public rocksdb::FlushBlockPolicy {
+ public:
+  static constexpr size_t kLargeValue = 4096;
+  explicit IsolateLargeValuesPolicy(size_t block_size)
+      : block_size_(block_size) {}
+  bool Update(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
+    const bool large = value.size() >= kLargeValue;
+    const size_t entry = key.size() + value.size();
+    const bool flush =
+        bytes_ > 0 && (large || last_large_ || bytes_ + entry > block_size_);
+    if (flush) bytes_ = 0;
+    bytes_ += entry;
+    last_large_ = large;
+    return flush;
+  }
+
+ private:
+  const size_t block_size_;
+  size_t bytes_ = 0;
+  bool last_large_ = false;
+};
+
+class IsolateLargeValuesFactory : public rocksdb::FlushBlockPolicyFactory {
+ public:
+  const char* Name() const override { return "SluiceIsolateLargeValues"; }
+  rocksdb::FlushBlockPolicy* NewFlushBlockPolicy(
+      const rocksdb::BlockBasedTableOptions& t,
+      const rocksdb::BlockBuilder&) const override {
+    return new IsolateLargeValuesPolicy(t.block_size);
+  }
+};
+
+class RocksDBIterator : public Iterator {
+ public:
+  // `lower`/`upper` must outlive `it` (ReadOptions points at them): the
+  // caller creates the iterator through Make.
+  static std::unique_ptr<Iterator> Make(rocksdb::DB* db,
+                                        rocksdb::ReadOptions r,
+                                        std::string_view lower,
+                                        std::string_view upper,
+                                        std::string dir) {
+    std::unique_ptr<RocksDBIterator> it(new RocksDBIterator(
+        std::string(lower), std::string(upper), std::move(dir)));
+    if (!it->lower_.empty()) {
+      it->lower_slice_ = rocksdb::Slice(it->lower_);
+      r.iterate_lower_bound = &it->lower_slice_;
+    }
+    if (!it->upper_.empty()) {
+      it->upper_slice_ = rocksdb::Slice(it->upper_);
+      r.iterate_upper_bound = &it->upper_slice_;
+    }
+    it->it_.reset(db->NewIterator(r));
+    return it;
+  }
+  bool Valid() const override { return it_->Valid(); }
+  void SeekToFirst() override { it_->SeekToFirst(); }
+  void Seek(std::string_view t) override { it_->Seek(ToSlice(t)); }
+  void SeekForPrev(std::string_view t) override { it_->SeekForPrev(ToSlice(t)); }
+  void Next() override { it_->Next(); }
+  void Prev() override { it_->Prev(); }
+  std::string_view key() const override {
+    rocksdb::Slice k = it_->key();
+    return std::string_view(k.data(), k.size());
+  }
+  std::string_view value() const override {
+    rocksdb::Slice v = it_->value();
+    return std::string_view(v.data(), v.size());
+  }
+  Status status() const override {
+    return FromRocks(it_->status(), "scan", dir_);
+  }
+
+ private:
+  RocksDBIterator(std::string lower, std::string upper, std::string dir)
+      : lower_(std::move(lower)), upper_(std::move(upper)),
+        dir_(std::move(dir)) {}
+
+  const std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  const std::string dir_;
+  std::unique_ptr<rocksdb::Iterator> it_;  // last: destroyed first
 };
 
 class RocksDBBackend : public Backend {
@@ -92,6 +181,7 @@ class RocksDBBackend : public Backend {
 
     rocksdb::BlockBasedTableOptions t;
     t.block_size = options_.block_size;
+    t.flush_block_policy_factory = std::make_shared<IsolateLargeValuesFactory>();
     if (options_.block_cache_bytes == 0) {
       t.no_block_cache = true;
     } else {
@@ -133,6 +223,12 @@ class RocksDBBackend : public Backend {
       if (!s.ok()) return FromRocks(s, "batch", dir_);
     }
     return FromRocks(db_->Write(write_, &batch), "write", dir_);
+  }
+  std::unique_ptr<Iterator> NewIterator(std::string_view lower,
+                                        std::string_view upper) override {
+    rocksdb::ReadOptions r = read_;
+    r.readahead_size = 2u << 20;  // scans read large extents in order
+    return RocksDBIterator::Make(db_.get(), r, lower, upper, dir_);
   }
   Status Flush() override {
     if (options_.read_only) return Status::OK();

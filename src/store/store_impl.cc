@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "sluice/kv.h"
 #include "store/async_queue.h"
@@ -33,6 +35,78 @@ std::string PrintableKey(std::string_view key) {
   if (key.size() > 64) out += "...";
   return out;
 }
+
+// The live iterators of a store. Close invalidates them (RocksDB must not
+// be closed under an iterator), and an iterator that outlives its store
+// still finds this registry through its shared pointer.
+class IteratorRegistry;
+
+class TrackedIterator final : public Iterator {
+ public:
+  TrackedIterator(std::shared_ptr<IteratorRegistry> registry,
+                  std::unique_ptr<Iterator> inner, std::string path);
+  ~TrackedIterator() override;
+
+  bool Valid() const override { return inner_ && inner_->Valid(); }
+  void SeekToFirst() override {
+    if (inner_) inner_->SeekToFirst();
+  }
+  void Seek(std::string_view t) override {
+    if (inner_) inner_->Seek(t);
+  }
+  void SeekForPrev(std::string_view t) override {
+    if (inner_) inner_->SeekForPrev(t);
+  }
+  void Next() override { inner_->Next(); }
+  void Prev() override { inner_->Prev(); }
+  std::string_view key() const override { return inner_->key(); }
+  std::string_view value() const override { return inner_->value(); }
+  Status status() const override {
+    if (!inner_) {
+      return Status::InvalidArgument("store " + path_ +
+                                     " was closed under this iterator");
+    }
+    return inner_->status();
+  }
+  // Called by the registry when the store closes.
+  void Invalidate() { inner_.reset(); }
+
+ private:
+  std::shared_ptr<IteratorRegistry> registry_;
+  std::unique_ptr<Iterator> inner_;
+  const std::string path_;
+};
+
+class IteratorRegistry {
+ public:
+  void Add(TrackedIterator* it) {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.push_back(it);
+  }
+  void Remove(TrackedIterator* it) {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.erase(std::find(live_.begin(), live_.end(), it));
+  }
+  void InvalidateAll() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (TrackedIterator* it : live_) it->Invalidate();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<TrackedIterator*> live_;  // GUARDED_BY(mu_)
+};
+
+TrackedIterator::TrackedIterator(std::shared_ptr<IteratorRegistry> registry,
+                                 std::unique_ptr<Iterator> inner,
+                                 std::string path)
+    : registry_(std::move(registry)),
+      inner_(std::move(inner)),
+      path_(std::move(path)) {
+  registry_->Add(this);
+}
+
+TrackedIterator::~TrackedIterator() { registry_->Remove(this); }
 
 class StoreImpl final : public Store {
  public:
@@ -92,6 +166,32 @@ class StoreImpl final : public Store {
                            path_);
     }
     return s;
+  }
+
+  Status Write(const WriteBatch& batch, WriteMode mode) override {
+    if (closed_) return Closed();
+    if (options_.read_only) return ReadOnly();
+    if (mode == WriteMode::kAsync) {
+      async_.Enqueue({Op::kBatch, {}, {},
+                      std::make_shared<const WriteBuffer>(batch.rep())});
+      return Status::OK();
+    }
+    async_.Drain();
+    return ApplyBatch(batch.rep());
+  }
+
+  std::unique_ptr<Iterator> NewIterator(std::string_view lower,
+                                        std::string_view upper) override {
+    if (closed_) {
+      return std::make_unique<TrackedIterator>(iterators_, nullptr, path_);
+    }
+    async_.Drain();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!in_batch_) WriteBufferLocked();  // a failure shows in later calls
+    }
+    return std::make_unique<TrackedIterator>(
+        iterators_, backend_->NewIterator(lower, upper), path_);
   }
 
   Status WriteBarrier() override {
@@ -169,6 +269,7 @@ class StoreImpl final : public Store {
       Status f = backend_->Flush();
       if (s.ok()) s = f;
     }
+    iterators_->InvalidateAll();
     Status c = backend_->Close();
     if (s.ok()) s = c;
     const char* env = getenv("SLUICE_STATS");
@@ -197,7 +298,7 @@ class StoreImpl final : public Store {
     if (closed_) return Closed();
     if (options_.read_only) return ReadOnly();
     if (mode == WriteMode::kAsync) {
-      async_.Enqueue({op, std::string(key), std::string(value)});
+      async_.Enqueue({op, std::string(key), std::string(value), nullptr});
       return Status::OK();
     }
     async_.Drain();  // order after earlier asynchronous updates
@@ -205,7 +306,36 @@ class StoreImpl final : public Store {
   }
 
   Status Apply(const AsyncQueue::Item& item) {
+    if (item.op == Op::kBatch) return ApplyBatch(*item.batch);
     return Apply(item.op, item.key, item.value);
+  }
+
+  // Applies a batch atomically: into the buffer when buffering (it is then
+  // written with the buffer), else as one backend write.
+  Status ApplyBatch(const WriteBuffer& batch) {
+    Stopwatch watch;
+    Status s;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (in_batch_ || backend_->WantsWriteBuffer()) {
+      for (const auto& [key, value] : batch.entries()) {
+        if (value) {
+          buffer_.Put(key, *value);
+        } else {
+          buffer_.Delete(key);
+        }
+      }
+      if (!in_batch_ && buffer_.bytes() >= options_.write_buffer_size) {
+        s = WriteBufferLocked();
+      }
+    } else {
+      lock.unlock();
+      s = backend_->Write(batch);
+    }
+    if (s.ok()) {
+      counters_.Record(Op::kBatch, batch.bytes(), watch.ElapsedNanos());
+      unflushed_bytes_.fetch_add(batch.bytes(), std::memory_order_relaxed);
+    }
+    return s;
   }
 
   // Applies one update, buffered or straight to the backend.
@@ -319,6 +449,8 @@ class StoreImpl final : public Store {
   Counters counters_;
   std::atomic<uint64_t> unflushed_bytes_{0};
   std::atomic<bool> closed_{false};
+  std::shared_ptr<IteratorRegistry> iterators_ =
+      std::make_shared<IteratorRegistry>();
 
   std::mutex mu_;
   WriteBuffer buffer_;  // GUARDED_BY(mu_)

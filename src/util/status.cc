@@ -39,6 +39,10 @@ const char* CodeName(Code code) {
     case Code::kVersionTooNew: return "VersionTooNew";
     case Code::kNoSpace: return "NoSpace";
     case Code::kIncomplete: return "Incomplete";
+    case Code::kAlreadyExists: return "AlreadyExists";
+    case Code::kNotADirectory: return "NotADirectory";
+    case Code::kIsADirectory: return "IsADirectory";
+    case Code::kNotEmpty: return "NotEmpty";
   }
   return "Unknown";
 }

@@ -1,0 +1,139 @@
+// Files over the store: a POSIX-like namespace (files, directories) kept in
+// per-writer LSM stores.
+//
+// A file system lives in a directory `root`. Each writer process writes
+// through its own store, root/writer.<N> (N = its MPI rank, or 0), so N
+// processes writing disjoint ranges of one logical file each write only
+// their own store (IOR's shared-file mode, PLFS's design). A reader
+// (FileSystem::kReader) opens every writer's store read-only and sees the
+// merge: a file's size is the largest any writer gave it and its bytes come
+// from whichever writer wrote them. Writers must not overlap: bytes written
+// by two writers are reported as an error when read, never silently picked.
+//
+// For one writer the semantics are POSIX's: writes at any offset, later
+// writes win, holes read as zeros, O_APPEND, O_TRUNC, O_CREAT|O_EXCL,
+// truncate (shrink and grow), unlink (data kept until the last handle
+// closes), rename, stat, mkdir/rmdir/readdir. A writer sees only its own
+// store.
+//
+// Data is stored as extents keyed by (inode, offset), so reading a range is
+// an ordered scan. Small sequential writes are combined in memory into
+// extents of up to FsOptions::extent_bytes before they reach the store. Each
+// extent carries a checksum verified on every read; each file a checksum
+// over its extents, set when the writer closes or syncs it and checked when
+// the file is read whole or verified.
+//
+// Thread-safety: a FileSystem and its Files may be used from several
+// threads; one File's offset is shared by the threads that use it.
+// Local: nothing here communicates; every process opens its own FileSystem.
+#ifndef SLUICE_FS_H_
+#define SLUICE_FS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sluice/export.h"
+#include "sluice/options.h"
+#include "sluice/status.h"
+
+namespace sluice {
+
+struct SLUICE_EXPORT FsOptions {
+  // Options of every writer's store.
+  StoreOptions store;
+
+  // Largest extent, and the write-combining buffer of each open file:
+  // sequential writes collect here and reach the store as one value. Bounds
+  // the memory of buffered writes to this much per file being written.
+  // Default: 4 MiB.
+  size_t extent_bytes = 4u << 20;
+};
+
+struct FileInfo {
+  uint64_t ino = 0;
+  bool is_dir = false;
+  uint32_t mode = 0;        // permission bits
+  uint64_t size = 0;
+  uint64_t allocated = 0;   // bytes actually stored (holes excluded)
+  int64_t atime_ns = 0, mtime_ns = 0, ctime_ns = 0;
+  bool checksum_valid = false;  // set at close/sync of the last writer
+  uint64_t checksum = 0;
+};
+
+struct DirEntry {
+  std::string name;
+  bool is_dir = false;
+};
+
+// Open flags, the values of <fcntl.h>'s O_* on Linux.
+enum : int {
+  kRead = 0,          // O_RDONLY
+  kWrite = 01,        // O_WRONLY
+  kReadWrite = 02,    // O_RDWR
+  kCreate = 0100,     // O_CREAT
+  kExclusive = 0200,  // O_EXCL
+  kTruncate = 01000,  // O_TRUNC
+  kAppend = 02000,    // O_APPEND
+};
+
+class SLUICE_EXPORT File {
+ public:
+  virtual ~File();
+  // Reads at the file offset and advances it; *got < n only at end of file.
+  virtual Status Read(void* buf, size_t n, size_t* got) = 0;
+  virtual Status Write(const void* buf, size_t n) = 0;
+  virtual Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) = 0;
+  virtual Status PWrite(const void* buf, size_t n, uint64_t offset) = 0;
+  // whence: SEEK_SET, SEEK_CUR, SEEK_END; *pos is the new offset.
+  virtual Status Seek(int64_t offset, int whence, uint64_t* pos) = 0;
+  virtual Status Truncate(uint64_t size) = 0;
+  // Writes buffered data, sets the file checksum, makes it durable.
+  virtual Status Sync() = 0;
+  virtual Status Stat(FileInfo* info) = 0;
+  virtual const std::string& path() const = 0;
+  // Writes buffered data and the file checksum. Idempotent.
+  virtual Status Close() = 0;
+};
+
+class SLUICE_EXPORT FileSystem {
+ public:
+  static constexpr int kReader = -1;
+
+  // Opens (creating if needed) the file system in directory `root` as
+  // writer `writer` (>= 0), or read-only over every writer (kReader).
+  static Status Open(const FsOptions& options, const std::string& root,
+                     int writer, std::unique_ptr<FileSystem>* fs);
+
+  virtual ~FileSystem();
+  // `path` is absolute within the file system ("/a/b"); ".." may not
+  // climb above the root.
+  virtual Status OpenFile(const std::string& path, int flags, uint32_t mode,
+                          std::unique_ptr<File>* file) = 0;
+  virtual Status Stat(const std::string& path, FileInfo* info) = 0;
+  virtual Status ReadDir(const std::string& path,
+                         std::vector<DirEntry>* entries) = 0;
+  virtual Status Mkdir(const std::string& path, uint32_t mode) = 0;
+  virtual Status Rmdir(const std::string& path) = 0;
+  virtual Status Unlink(const std::string& path) = 0;
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  virtual Status Truncate(const std::string& path, uint64_t size) = 0;
+  // Reads every extent of the file and checks every checksum; Corruption
+  // names the file and the extent.
+  virtual Status Verify(const std::string& path) = 0;
+  // Writes buffered data of open files and makes everything durable
+  // (a write barrier on the writer's store).
+  virtual Status Sync() = 0;
+  // Closes open files and the stores.
+  virtual Status Close() = 0;
+  virtual bool read_only() const = 0;
+};
+
+// Normalises "a//b/./c/../d" to "/a/b/d"; InvalidArgument if ".." would
+// leave the root.
+SLUICE_EXPORT Status NormalizePath(const std::string& path, std::string* out);
+
+}  // namespace sluice
+
+#endif  // SLUICE_FS_H_

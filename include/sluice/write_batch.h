@@ -1,0 +1,41 @@
+// WriteBatch: updates applied to a store together, atomically
+// (Store::Write). Holds the last update of each key.
+//
+// Thread-safety: a batch is a value; do not share one between threads while
+// it is being filled.
+#ifndef SLUICE_WRITE_BATCH_H_
+#define SLUICE_WRITE_BATCH_H_
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "sluice/export.h"
+
+namespace sluice {
+
+class WriteBuffer;
+
+class SLUICE_EXPORT WriteBatch {
+ public:
+  WriteBatch();
+  ~WriteBatch();
+  WriteBatch(WriteBatch&&) noexcept;
+  WriteBatch& operator=(WriteBatch&&) noexcept;
+
+  void Put(std::string_view key, std::string_view value);
+  void Delete(std::string_view key);
+  void Clear();
+  bool empty() const;
+  // Bytes of keys and values held.
+  size_t bytes() const;
+
+  const WriteBuffer& rep() const { return *rep_; }
+
+ private:
+  std::unique_ptr<WriteBuffer> rep_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_WRITE_BATCH_H_

@@ -1,0 +1,715 @@
+// FileSystem over per-writer stores: the writer side (one store, POSIX
+// semantics, write-combining) and the reader side (every writer's store,
+// merged, overlaps reported).
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "fs/fs_store.h"
+#include "fs/reader.h"
+#include "util/posix.h"
+
+namespace sluice {
+
+File::~File() = default;
+FileSystem::~FileSystem() = default;
+
+Status NormalizePath(const std::string& path, std::string* out) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    std::string part = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (parts.empty()) {
+        return Status::InvalidArgument("path " + path +
+                                       " climbs above the file system root");
+      }
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  out->clear();
+  for (const auto& p : parts) *out += "/" + p;
+  if (out->empty()) *out = "/";
+  return Status::OK();
+}
+
+namespace fs {
+namespace {
+
+bool Writable(int flags) { return (flags & 3) == kWrite || (flags & 3) == kReadWrite; }
+bool Readable(int flags) { return (flags & 3) == kRead || (flags & 3) == kReadWrite; }
+
+FileInfo ToInfo(const Inode& i) {
+  FileInfo f;
+  f.ino = i.ino;
+  f.is_dir = i.type == FileType::kDirectory;
+  f.mode = i.mode;
+  f.size = i.size;
+  f.allocated = i.allocated;
+  f.atime_ns = i.atime_ns;
+  f.mtime_ns = i.mtime_ns;
+  f.ctime_ns = i.ctime_ns;
+  f.checksum_valid = !(i.flags & kChecksumStale);
+  f.checksum = i.checksum;
+  return f;
+}
+
+// The state of a file open for writing in this process, shared by its
+// handles.
+struct OpenInode {
+  std::mutex mu;
+  Inode inode;             // GUARDED_BY(mu): newer than the store's
+  std::string path;        // for messages
+  uint64_t extent_end = 0;  // GUARDED_BY(mu)
+  bool extent_end_known = false;
+  std::string buf;         // GUARDED_BY(mu): write-combining
+  uint64_t buf_off = 0;
+  bool dirty = false;      // checksum out of date
+  int opens = 0;           // GUARDED_BY(WriterFs::mu_)
+  bool unlinked = false;   // GUARDED_BY(WriterFs::mu_)
+};
+
+class WriterFs;
+
+class WriterFile final : public File {
+ public:
+  WriterFile(WriterFs* fs, std::shared_ptr<OpenInode> st, int flags,
+             std::string path)
+      : fs_(fs), st_(std::move(st)), flags_(flags), path_(std::move(path)) {}
+  ~WriterFile() override { Close(); }
+
+  Status Read(void* buf, size_t n, size_t* got) override;
+  Status Write(const void* buf, size_t n) override;
+  Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) override;
+  Status PWrite(const void* buf, size_t n, uint64_t offset) override;
+  Status Seek(int64_t offset, int whence, uint64_t* pos) override;
+  Status Truncate(uint64_t size) override;
+  Status Sync() override;
+  Status Stat(FileInfo* info) override {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    *info = ToInfo(st_->inode);
+    return Status::OK();
+  }
+  const std::string& path() const override { return path_; }
+  Status Close() override;
+
+ private:
+  Status CheckOpen(bool write) const {
+    if (closed_) return Status::InvalidArgument(path_ + ": file is closed");
+    if (write ? !Writable(flags_) : !Readable(flags_)) {
+      return Status::InvalidArgument(path_ + ": not open for " +
+                                     (write ? "writing" : "reading"));
+    }
+    return Status::OK();
+  }
+  Status PWriteLocked(const char* buf, size_t n, uint64_t offset);
+  Status PReadLocked(char* buf, size_t n, uint64_t offset, size_t* got);
+
+  WriterFs* const fs_;
+  std::shared_ptr<OpenInode> st_;
+  const int flags_;
+  const std::string path_;
+  std::mutex offset_mu_;
+  uint64_t offset_ = 0;  // GUARDED_BY(offset_mu_)
+  Cursor cursor_;        // GUARDED_BY(st_->mu)
+  bool closed_ = false;
+};
+
+class WriterFs : public FileSystem {
+ public:
+  WriterFs(const FsOptions& options, std::unique_ptr<FsStore> store)
+      : options_(options), store_(std::move(store)) {}
+  ~WriterFs() override { Close(); }
+
+  FsStore* store() { return store_.get(); }
+  size_t extent_bytes() const { return options_.extent_bytes; }
+
+  Status OpenFile(const std::string& raw, int flags, uint32_t mode,
+                  std::unique_ptr<File>* file) override {
+    std::string path;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    std::unique_ptr<WriterFile> f;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_) return Closed();
+      Inode parent, inode;
+      std::string name;
+      bool exists;
+      s = store_->Resolve(path, &parent, &name, &inode, &exists);
+      if (!s.ok()) return s;
+      if (exists && (flags & kCreate) && (flags & kExclusive)) {
+        return Status::AlreadyExists(path + ": file exists");
+      }
+      if (exists && inode.type == FileType::kDirectory) {
+        return Status::IsADirectory(path + ": is a directory");
+      }
+      if (!exists) {
+        if (!(flags & kCreate)) return Status::NotFound(path + ": no such file");
+        WriteBatch b;
+        inode = Inode();
+        inode.ino = store_->AllocateIno(&b);
+        inode.type = FileType::kFile;
+        inode.mode = mode & 07777;
+        inode.flags = kChecksumStale;  // set by its first close
+        inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
+        FsStore::PutInode(&b, inode);
+        b.Put(DirentKey(parent.ino, name),
+              EncodeDirent(inode.ino, FileType::kFile));
+        parent.mtime_ns = parent.ctime_ns = inode.mtime_ns;
+        FsStore::PutInode(&b, parent);
+        s = store_->Write(b);
+        if (!s.ok()) return s;
+      }
+      std::shared_ptr<OpenInode>& st = open_[inode.ino];
+      if (!st) {
+        st = std::make_shared<OpenInode>();
+        st->inode = inode;
+        if (!exists) st->extent_end_known = true;  // new: no extents
+      }
+      st->path = path;
+      ++st->opens;
+      f = std::make_unique<WriterFile>(this, st, flags, path);
+    }
+    // Outside the namespace lock: a failing handle's Close takes it again.
+    if ((flags & kTruncate) && Writable(flags)) {
+      s = f->Truncate(0);
+      if (!s.ok()) return s;
+    }
+    *file = std::move(f);
+    return Status::OK();
+  }
+
+  Status Stat(const std::string& raw, FileInfo* info) override {
+    Inode inode;
+    Status s = Lookup(raw, &inode);
+    if (!s.ok()) return s;
+    std::shared_ptr<OpenInode> st = Find(inode.ino);
+    if (st) {
+      std::lock_guard<std::mutex> lock(st->mu);
+      inode = st->inode;
+    }
+    *info = ToInfo(inode);
+    return Status::OK();
+  }
+
+  Status ReadDir(const std::string& raw, std::vector<DirEntry>* out) override {
+    Inode inode;
+    Status s = Lookup(raw, &inode);
+    if (!s.ok()) return s;
+    if (inode.type != FileType::kDirectory) {
+      return Status::NotADirectory(raw + ": not a directory");
+    }
+    return store_->ListDir(inode.ino, out);
+  }
+
+  Status Mkdir(const std::string& raw, uint32_t mode) override {
+    std::string path;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Closed();
+    Inode parent, inode;
+    std::string name;
+    bool exists;
+    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    if (!s.ok()) return s;
+    if (exists) return Status::AlreadyExists(path + ": file exists");
+    WriteBatch b;
+    inode = Inode();
+    inode.ino = store_->AllocateIno(&b);
+    inode.type = FileType::kDirectory;
+    inode.mode = mode & 07777;
+    inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, inode);
+    b.Put(DirentKey(parent.ino, name),
+          EncodeDirent(inode.ino, FileType::kDirectory));
+    parent.mtime_ns = parent.ctime_ns = inode.mtime_ns;
+    FsStore::PutInode(&b, parent);
+    return store_->Write(b);
+  }
+
+  Status Rmdir(const std::string& raw) override {
+    std::string path;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    if (path == "/") return Status::InvalidArgument("cannot remove the root");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Closed();
+    Inode parent, inode;
+    std::string name;
+    bool exists;
+    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    if (!s.ok()) return s;
+    if (!exists) return Status::NotFound(path + ": no such directory");
+    if (inode.type != FileType::kDirectory) {
+      return Status::NotADirectory(path + ": not a directory");
+    }
+    bool empty;
+    s = store_->DirIsEmpty(inode.ino, &empty);
+    if (!s.ok()) return s;
+    if (!empty) return Status::NotEmpty(path + ": directory not empty");
+    WriteBatch b;
+    b.Delete(DirentKey(parent.ino, name));
+    b.Delete(InodeKey(inode.ino));
+    parent.mtime_ns = parent.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, parent);
+    return store_->Write(b);
+  }
+
+  Status Unlink(const std::string& raw) override {
+    std::string path;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Closed();
+    Inode parent, inode;
+    std::string name;
+    bool exists;
+    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    if (!s.ok()) return s;
+    if (!exists) return Status::NotFound(path + ": no such file");
+    if (inode.type == FileType::kDirectory) {
+      return Status::IsADirectory(path + ": is a directory");
+    }
+    WriteBatch b;
+    b.Delete(DirentKey(parent.ino, name));
+    parent.mtime_ns = parent.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, parent);
+    s = store_->Write(b);
+    if (s.ok()) s = DropInodeLocked(inode.ino);
+    return s;
+  }
+
+  Status Rename(const std::string& raw_from, const std::string& raw_to) override {
+    std::string from, to;
+    Status s = NormalizePath(raw_from, &from);
+    if (s.ok()) s = NormalizePath(raw_to, &to);
+    if (!s.ok()) return s;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Closed();
+    Inode fparent, finode, tparent, tinode;
+    std::string fname, tname;
+    bool fexists, texists;
+    s = store_->Resolve(from, &fparent, &fname, &finode, &fexists);
+    if (!s.ok()) return s;
+    if (!fexists) return Status::NotFound(from + ": no such file");
+    if (from == "/" || to == "/") {
+      return Status::InvalidArgument("cannot rename the root");
+    }
+    if (finode.type == FileType::kDirectory &&
+        (to == from || to.rfind(from + "/", 0) == 0)) {
+      if (to == from) return Status::OK();
+      return Status::InvalidArgument("cannot move " + from +
+                                     " into itself (" + to + ")");
+    }
+    s = store_->Resolve(to, &tparent, &tname, &tinode, &texists);
+    if (!s.ok()) return s;
+    if (texists && tinode.ino == finode.ino) return Status::OK();
+    if (texists) {
+      if (tinode.type == FileType::kDirectory) {
+        if (finode.type != FileType::kDirectory) {
+          return Status::IsADirectory(to + ": is a directory");
+        }
+        bool empty;
+        s = store_->DirIsEmpty(tinode.ino, &empty);
+        if (!s.ok()) return s;
+        if (!empty) return Status::NotEmpty(to + ": directory not empty");
+      } else if (finode.type == FileType::kDirectory) {
+        return Status::NotADirectory(to + ": not a directory");
+      }
+    }
+    WriteBatch b;
+    const int64_t now = NowNanos();
+    b.Delete(DirentKey(fparent.ino, fname));
+    b.Put(DirentKey(tparent.ino, tname), EncodeDirent(finode.ino, finode.type));
+    if (texists && tinode.type == FileType::kDirectory) {
+      b.Delete(InodeKey(tinode.ino));
+    }
+    fparent.mtime_ns = fparent.ctime_ns = now;
+    FsStore::PutInode(&b, fparent);
+    if (tparent.ino != fparent.ino) {
+      tparent.mtime_ns = tparent.ctime_ns = now;
+      FsStore::PutInode(&b, tparent);
+    }
+    s = store_->Write(b);
+    if (s.ok() && texists && tinode.type == FileType::kFile) {
+      s = DropInodeLocked(tinode.ino);
+    }
+    std::shared_ptr<OpenInode> st = FindLocked(finode.ino);
+    if (st) st->path = to;
+    return s;
+  }
+
+  Status Truncate(const std::string& path, uint64_t size) override {
+    std::unique_ptr<File> f;
+    Status s = OpenFile(path, kWrite, 0, &f);
+    if (s.ok()) s = f->Truncate(size);
+    Status c = f ? f->Close() : Status::OK();
+    return s.ok() ? c : s;
+  }
+
+  Status Verify(const std::string& raw) override {
+    std::string path;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    Inode inode;
+    s = Lookup(path, &inode);
+    if (!s.ok()) return s;
+    if (inode.type == FileType::kDirectory) return Status::OK();
+    std::shared_ptr<OpenInode> st = Find(inode.ino);
+    if (st) {  // an open file: verify what its handles have written
+      std::lock_guard<std::mutex> lock(st->mu);
+      s = Flush(st.get());
+      inode = st->inode;
+      if (s.ok() && st->dirty) inode.flags |= kChecksumStale;
+      if (!s.ok()) return s;
+    }
+    return VerifyFile(store_.get(), inode, path);
+  }
+
+  Status Sync() override {
+    std::vector<std::shared_ptr<OpenInode>> open;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_) return Closed();
+      for (auto& [ino, st] : open_) open.push_back(st);
+    }
+    Status s;
+    for (auto& st : open) {
+      std::lock_guard<std::mutex> lock(st->mu);
+      Status f = Finish(st.get());
+      if (s.ok()) s = f;
+    }
+    Status b = store_->store()->WriteBarrier();
+    return s.ok() ? b : s;
+  }
+
+  Status Close() override {
+    std::map<uint64_t, std::shared_ptr<OpenInode>> open;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_) return Status::OK();
+      closed_ = true;
+      open.swap(open_);
+    }
+    Status s;
+    for (auto& [ino, st] : open) {
+      std::lock_guard<std::mutex> lock(st->mu);
+      Status f = st->unlinked ? store_->DeleteFile(ino) : Finish(st.get());
+      if (s.ok()) s = f;
+    }
+    Status c = store_->store()->Close();
+    return s.ok() ? c : s;
+  }
+
+  bool read_only() const override { return false; }
+
+  // ---- used by WriterFile --------------------------------------------------
+
+  // Commits the write-combining buffer as an extent.
+  Status Flush(OpenInode* st) {
+    if (st->buf.empty()) return Status::OK();
+    Status s = Commit(st, st->buf_off, st->buf);
+    if (s.ok()) st->buf.clear();
+    return s;
+  }
+
+  // Writes [offset, offset + data.size()) as one extent, trimming what it
+  // overlaps, with the inode, in one batch.
+  Status Commit(OpenInode* st, uint64_t offset, std::string_view data) {
+    Status s = KnowExtentEnd(st);
+    if (!s.ok()) return s;
+    WriteBatch b;
+    uint64_t removed = 0;
+    if (offset < st->extent_end) {
+      s = store_->RemoveRange(st->inode.ino, offset, offset + data.size(),
+                              st->path, &b, &removed);
+      if (!s.ok()) return s;
+    }
+    FsStore::PutExtent(st->inode.ino, offset, data, &b);
+    Inode inode = st->inode;
+    inode.allocated = inode.allocated - removed + data.size();
+    inode.flags |= kChecksumStale;
+    FsStore::PutInode(&b, inode);
+    s = store_->Write(b);
+    if (s.ok()) {
+      st->inode = inode;
+      st->extent_end = std::max<uint64_t>(st->extent_end, offset + data.size());
+      st->dirty = true;
+    }
+    return s;
+  }
+
+  Status TruncateLocked(OpenInode* st, uint64_t size) {
+    Status s = Flush(st);
+    if (s.ok()) s = KnowExtentEnd(st);
+    if (!s.ok()) return s;
+    WriteBatch b;
+    uint64_t removed = 0;
+    if (size < st->extent_end) {
+      s = store_->RemoveRange(st->inode.ino, size, st->extent_end, st->path, &b,
+                              &removed);
+      if (!s.ok()) return s;
+    }
+    Inode inode = st->inode;
+    inode.size = size;
+    inode.allocated -= removed;
+    inode.mtime_ns = inode.ctime_ns = NowNanos();
+    inode.flags |= kChecksumStale;
+    FsStore::PutInode(&b, inode);
+    s = store_->Write(b);
+    if (s.ok()) {
+      st->inode = inode;
+      st->extent_end = std::min(st->extent_end, size);
+      st->dirty = true;
+    }
+    return s;
+  }
+
+  // Flushes and, if the file changed, sets its checksum.
+  Status Finish(OpenInode* st) {
+    Status s = Flush(st);
+    if (!s.ok() || (!st->dirty && !(st->inode.flags & kChecksumStale))) return s;
+    Inode inode = st->inode;
+    s = store_->ComputeChecksum(inode.ino, inode.size, &inode.checksum);
+    if (!s.ok()) return s;
+    inode.flags &= ~kChecksumStale;
+    WriteBatch b;
+    FsStore::PutInode(&b, inode);
+    s = store_->Write(b);
+    if (s.ok()) {
+      st->inode = inode;
+      st->dirty = false;
+    }
+    return s;
+  }
+
+  Status Release(const std::shared_ptr<OpenInode>& st) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Status::OK();  // Close finished every open file
+    Status s;
+    if (--st->opens == 0) {
+      std::lock_guard<std::mutex> ilock(st->mu);
+      s = st->unlinked ? store_->DeleteFile(st->inode.ino) : Finish(st.get());
+      open_.erase(st->inode.ino);
+    }
+    return s;
+  }
+
+ private:
+  Status Closed() const {
+    return Status::InvalidArgument("file system " + store_->path() +
+                                   " is closed");
+  }
+
+  Status Lookup(const std::string& raw, Inode* inode) {
+    std::string path, name;
+    Status s = NormalizePath(raw, &path);
+    if (!s.ok()) return s;
+    Inode parent;
+    bool exists;
+    std::lock_guard<std::mutex> lock(mu_);
+    s = store_->Resolve(path, &parent, &name, inode, &exists);
+    if (s.ok() && !exists) s = Status::NotFound(path + ": no such file");
+    return s;
+  }
+
+  std::shared_ptr<OpenInode> FindLocked(uint64_t ino) {
+    auto it = open_.find(ino);
+    return it == open_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<OpenInode> Find(uint64_t ino) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return FindLocked(ino);
+  }
+
+  // After its last name is gone: delete now, or at the last close.
+  Status DropInodeLocked(uint64_t ino) {
+    std::shared_ptr<OpenInode> st = FindLocked(ino);
+    if (st) {
+      st->unlinked = true;
+      return Status::OK();
+    }
+    return store_->DeleteFile(ino);
+  }
+
+  Status KnowExtentEnd(OpenInode* st) {
+    if (st->extent_end_known) return Status::OK();
+    Status s = store_->ExtentEnd(st->inode.ino, &st->extent_end);
+    st->extent_end_known = s.ok();
+    return s;
+  }
+
+  const FsOptions options_;
+  std::unique_ptr<FsStore> store_;
+  std::mutex mu_;  // the namespace and open_
+  std::map<uint64_t, std::shared_ptr<OpenInode>> open_;  // GUARDED_BY(mu_)
+  bool closed_ = false;                                  // GUARDED_BY(mu_)
+};
+
+// ---- WriterFile ------------------------------------------------------------
+
+Status WriterFile::PWriteLocked(const char* buf, size_t n, uint64_t offset) {
+  OpenInode* st = st_.get();
+  const size_t max = fs_->extent_bytes();
+  Status s;
+  if (!st->buf.empty() && offset != st->buf_off + st->buf.size()) {
+    s = fs_->Flush(st);  // not a continuation: start a new extent
+  }
+  while (s.ok() && n > 0) {
+    if (st->buf.empty()) {
+      st->buf_off = offset;
+      if (st->buf.capacity() < max) st->buf.reserve(max);
+    }
+    const size_t take = std::min(n, max - st->buf.size());
+    st->buf.append(buf, take);
+    buf += take;
+    n -= take;
+    offset += take;
+    if (st->buf.size() == max) s = fs_->Flush(st);
+  }
+  if (s.ok()) {
+    st->inode.size = std::max(st->inode.size, offset);
+    st->inode.mtime_ns = st->inode.ctime_ns = NowNanos();
+    st->inode.flags |= kChecksumStale;
+    st->dirty = true;
+  }
+  return s;
+}
+
+Status WriterFile::PWrite(const void* buf, size_t n, uint64_t offset) {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  return PWriteLocked(static_cast<const char*>(buf), n, offset);
+}
+
+Status WriterFile::Write(const void* buf, size_t n) {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> olock(offset_mu_);
+  std::lock_guard<std::mutex> lock(st_->mu);
+  if (flags_ & kAppend) offset_ = st_->inode.size;
+  s = PWriteLocked(static_cast<const char*>(buf), n, offset_);
+  if (s.ok()) offset_ += n;
+  return s;
+}
+
+Status WriterFile::PReadLocked(char* buf, size_t n, uint64_t offset,
+                               size_t* got) {
+  *got = 0;
+  Status s = fs_->Flush(st_.get());  // read your own writes
+  if (!s.ok()) return s;
+  const uint64_t size = st_->inode.size;
+  if (offset >= size || n == 0) return Status::OK();
+  n = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
+  s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, n, buf,
+                &cursor_, nullptr);
+  if (s.ok()) *got = n;
+  return s;
+}
+
+Status WriterFile::PRead(void* buf, size_t n, uint64_t offset, size_t* got) {
+  Status s = CheckOpen(false);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  return PReadLocked(static_cast<char*>(buf), n, offset, got);
+}
+
+Status WriterFile::Read(void* buf, size_t n, size_t* got) {
+  Status s = CheckOpen(false);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> olock(offset_mu_);
+  std::lock_guard<std::mutex> lock(st_->mu);
+  s = PReadLocked(static_cast<char*>(buf), n, offset_, got);
+  if (s.ok()) offset_ += *got;
+  return s;
+}
+
+Status WriterFile::Seek(int64_t offset, int whence, uint64_t* pos) {
+  if (closed_) return Status::InvalidArgument(path_ + ": file is closed");
+  std::lock_guard<std::mutex> olock(offset_mu_);
+  int64_t base = 0;
+  if (whence == SEEK_CUR) {
+    base = static_cast<int64_t>(offset_);
+  } else if (whence == SEEK_END) {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    base = static_cast<int64_t>(st_->inode.size);
+  } else if (whence != SEEK_SET) {
+    return Status::InvalidArgument(path_ + ": bad whence");
+  }
+  if (base + offset < 0) {
+    return Status::InvalidArgument(path_ + ": seek before the start");
+  }
+  offset_ = static_cast<uint64_t>(base + offset);
+  *pos = offset_;
+  return Status::OK();
+}
+
+Status WriterFile::Truncate(uint64_t size) {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  return fs_->TruncateLocked(st_.get(), size);
+}
+
+Status WriterFile::Sync() {
+  if (closed_) return Status::InvalidArgument(path_ + ": file is closed");
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    Status s = fs_->Finish(st_.get());
+    if (!s.ok()) return s;
+  }
+  return fs_->store()->store()->WriteBarrier();
+}
+
+Status WriterFile::Close() {
+  if (closed_) return Status::OK();
+  closed_ = true;
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    cursor_ = Cursor();  // its iterator must not outlive the store
+  }
+  return fs_->Release(st_);
+}
+
+}  // namespace
+
+Status OpenWriterFs(const FsOptions& options, const std::string& dir,
+                    int writer, std::unique_ptr<FileSystem>* out) {
+  std::unique_ptr<FsStore> store;
+  Status s = FsStore::Open(options.store, dir, writer, &store);
+  if (s.ok()) out->reset(new WriterFs(options, std::move(store)));
+  return s;
+}
+
+}  // namespace fs
+
+Status FileSystem::Open(const FsOptions& options, const std::string& root,
+                        int writer, std::unique_ptr<FileSystem>* out) {
+  out->reset();
+  if (options.extent_bytes < 4096 || options.extent_bytes > (256u << 20)) {
+    return Status::InvalidArgument("extent_bytes must be in [4k, 256m]");
+  }
+  if (writer >= 0) {
+    Status s = posix::CreateDirs(root);
+    if (!s.ok()) return s;
+    return fs::OpenWriterFs(options, fs::WriterStorePath(root, writer), writer,
+                            out);
+  }
+  return fs::OpenReaderFs(options, root, out);
+}
+
+}  // namespace sluice

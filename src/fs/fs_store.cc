@@ -1,0 +1,263 @@
+#include "fs/fs_store.h"
+
+#include <chrono>
+
+namespace sluice {
+namespace fs {
+
+namespace {
+constexpr uint64_t kInoChunk = 1024;  // inode numbers reserved per update
+}  // namespace
+
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    if (static_cast<uint8_t>(prefix.back()) != 0xff) {
+      prefix.back() = static_cast<char>(prefix.back() + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;  // every key: unbounded
+}
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status FsStore::Open(const StoreOptions& options, const std::string& path,
+                     int writer, std::unique_ptr<FsStore>* out) {
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(options, path, &store);
+  if (!s.ok()) return s;
+  std::unique_ptr<FsStore> fs(new FsStore(std::move(store), path, writer));
+  std::string value;
+  s = fs->store_->Get(SuperKey(), &value);
+  Super super;
+  if (s.IsNotFound() && !options.read_only) {
+    WriteBatch b;
+    const int64_t now = NowNanos();
+    Inode root;
+    root.ino = kRootIno;
+    root.type = FileType::kDirectory;
+    root.mode = 0755;
+    root.atime_ns = root.mtime_ns = root.ctime_ns = now;
+    PutInode(&b, root);
+    b.Put(SuperKey(), EncodeSuper(super));
+    s = fs->store_->Write(b);
+  } else if (s.IsNotFound()) {
+    s = Status::NotAStore("store " + path + " holds no Sluice file system");
+  } else if (s.ok()) {
+    s = DecodeSuper(value, &super);
+    if (!s.ok()) s = Status(s.code(), "store " + path + ": " + s.message());
+  }
+  if (!s.ok()) return s;
+  fs->next_ino_ = fs->reserved_ino_ = super.next_ino;
+  *out = std::move(fs);
+  return Status::OK();
+}
+
+Status FsStore::Write(const WriteBatch& batch) {
+  Status s = store_->Write(batch);
+  generation_.fetch_add(1);
+  return s;
+}
+
+uint64_t FsStore::AllocateIno(WriteBatch* b) {
+  std::lock_guard<std::mutex> lock(ino_mu_);
+  if (next_ino_ >= reserved_ino_) {
+    reserved_ino_ = next_ino_ + kInoChunk;
+    Super super;
+    super.next_ino = reserved_ino_;
+    b->Put(SuperKey(), EncodeSuper(super));
+  }
+  return next_ino_++;
+}
+
+Status FsStore::GetInode(uint64_t ino, Inode* inode) {
+  std::string v;
+  Status s = store_->Get(InodeKey(ino), &v);
+  if (s.IsNotFound()) {
+    return Status::Corruption("store " + path_ + ": inode " +
+                              std::to_string(ino) + " is missing");
+  }
+  if (s.ok()) s = DecodeInode(v, ino, inode);
+  return s;
+}
+
+Status FsStore::Resolve(const std::string& path, Inode* parent,
+                        std::string* name, Inode* inode, bool* exists) {
+  Inode dir;
+  Status s = GetInode(kRootIno, &dir);
+  if (!s.ok()) return s;
+  *exists = true;
+  if (path == "/") {
+    *parent = dir;
+    name->clear();
+    *inode = dir;
+    return Status::OK();
+  }
+  size_t pos = 1;
+  for (;;) {
+    size_t slash = path.find('/', pos);
+    const std::string part = path.substr(pos, slash - pos);
+    std::string v;
+    s = store_->Get(DirentKey(dir.ino, part), &v);
+    const bool last = slash == std::string::npos;
+    if (s.IsNotFound()) {
+      if (!last) return Status::NotFound(path + ": no such directory");
+      *parent = dir;
+      *name = part;
+      *exists = false;
+      return Status::OK();
+    }
+    if (!s.ok()) return s;
+    uint64_t ino;
+    FileType type;
+    s = DecodeDirent(v, &ino, &type);
+    if (!s.ok()) return Status::Corruption(path + ": " + s.message());
+    Inode child;
+    s = GetInode(ino, &child);
+    if (!s.ok()) return s;
+    if (last) {
+      *parent = dir;
+      *name = part;
+      *inode = child;
+      return Status::OK();
+    }
+    if (child.type != FileType::kDirectory) {
+      return Status::NotADirectory(path + ": " + path.substr(0, slash) +
+                                   " is not a directory");
+    }
+    dir = child;
+    pos = slash + 1;
+  }
+}
+
+Status FsStore::ListDir(uint64_t ino, std::vector<DirEntry>* entries) {
+  const std::string prefix = DirentPrefix(ino);
+  std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  for (it->Seek(prefix); it->Valid() && HasPrefix(it->key(), prefix);
+       it->Next()) {
+    uint64_t child;
+    FileType type;
+    Status s = DecodeDirent(it->value(), &child, &type);
+    if (!s.ok()) return s;
+    entries->push_back(
+        {std::string(it->key().substr(prefix.size())),
+         type == FileType::kDirectory});
+  }
+  return it->status();
+}
+
+Status FsStore::DirIsEmpty(uint64_t ino, bool* empty) {
+  const std::string prefix = DirentPrefix(ino);
+  std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  it->Seek(prefix);
+  *empty = !(it->Valid() && HasPrefix(it->key(), prefix));
+  return it->status();
+}
+
+Status FsStore::ExtentEnd(uint64_t ino, uint64_t* end) {
+  const std::string prefix = IndexPrefix(ino);
+  std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  it->SeekForPrev(IndexKey(ino, ~0ull));
+  *end = 0;
+  if (it->Valid() && HasPrefix(it->key(), prefix)) {
+    uint64_t len, sum;
+    Status s = DecodeIndex(it->value(), &len, &sum);
+    if (!s.ok()) return s;
+    *end = KeyOffset(it->key()) + len;
+  }
+  return it->status();
+}
+
+void FsStore::PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
+                        WriteBatch* b) {
+  uint64_t sum;
+  b->Put(ExtentKey(ino, offset), EncodeExtent(ino, offset, data, &sum));
+  b->Put(IndexKey(ino, offset), EncodeIndex(data.size(), sum));
+}
+
+Status FsStore::RemoveRange(uint64_t ino, uint64_t from, uint64_t to,
+                            const std::string& what, WriteBatch* b,
+                            uint64_t* removed) {
+  *removed = 0;
+  if (from >= to) return Status::OK();
+  const std::string prefix = IndexPrefix(ino);
+  std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  // The extent starting at or before `from` may straddle it.
+  it->SeekForPrev(IndexKey(ino, from));
+  if (!(it->Valid() && HasPrefix(it->key(), prefix))) it->Seek(IndexKey(ino, 0));
+  for (; it->Valid() && HasPrefix(it->key(), prefix); it->Next()) {
+    const uint64_t start = KeyOffset(it->key());
+    if (start >= to) break;
+    uint64_t len, sum;
+    Status s = DecodeIndex(it->value(), &len, &sum);
+    if (!s.ok()) return s;
+    const uint64_t end = start + len;
+    if (end <= from) continue;
+    b->Delete(ExtentKey(ino, start));
+    b->Delete(IndexKey(ino, start));
+    *removed += len;
+    if (start < from || end > to) {  // keep the parts outside [from, to)
+      std::string v;
+      s = store_->Get(ExtentKey(ino, start), &v);
+      std::string_view data;
+      if (s.ok()) s = DecodeExtent(v, ino, start, what, &data, &sum);
+      if (!s.ok()) return s;
+      if (start < from) {
+        PutExtent(ino, start, data.substr(0, from - start), b);
+        *removed -= from - start;
+      }
+      if (end > to) {
+        PutExtent(ino, to, data.substr(to - start), b);
+        *removed -= end - to;
+      }
+    }
+  }
+  return it->status();
+}
+
+Status FsStore::DeleteFile(uint64_t ino) {
+  for (const std::string& prefix : {ExtentPrefix(ino), IndexPrefix(ino)}) {
+    std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+    WriteBatch b;
+    // Offset 0, not the bare prefix: see VerifyFile in reader.cc.
+    for (it->Seek(prefix + std::string(8, '\0'));
+         it->Valid() && HasPrefix(it->key(), prefix); it->Next()) {
+      b.Delete(it->key());
+      if (b.bytes() > (1u << 20)) {
+        Status s = Write(b);
+        if (!s.ok()) return s;
+        b.Clear();
+      }
+    }
+    if (!it->status().ok()) return it->status();
+    Status s = Write(b);
+    if (!s.ok()) return s;
+  }
+  WriteBatch b;
+  b.Delete(InodeKey(ino));
+  return Write(b);
+}
+
+Status FsStore::ComputeChecksum(uint64_t ino, uint64_t size,
+                                uint64_t* checksum) {
+  const std::string prefix = IndexPrefix(ino);
+  std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  FileChecksum sum(size);
+  for (it->Seek(IndexKey(ino, 0)); it->Valid() && HasPrefix(it->key(), prefix);
+       it->Next()) {
+    uint64_t len, data_sum;
+    Status s = DecodeIndex(it->value(), &len, &data_sum);
+    if (!s.ok()) return s;
+    sum.Add(KeyOffset(it->key()), len, data_sum);
+  }
+  *checksum = sum.Value();
+  return it->status();
+}
+
+}  // namespace fs
+}  // namespace sluice

@@ -1,0 +1,100 @@
+// FsStore: the file layer's records in one writer's store (format.h):
+// namespace look-ups, inode allocation, and the extent primitives.
+//
+// Thread-safety: look-ups may run concurrently; updates of one inode are
+// serialised by the caller (the inode's mutex), namespace updates by the
+// file system's mutex.
+#ifndef SLUICE_FS_FS_STORE_H_
+#define SLUICE_FS_FS_STORE_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fs/format.h"
+#include "sluice/fs.h"
+#include "sluice/kv.h"
+
+namespace sluice {
+namespace fs {
+
+class FsStore {
+ public:
+  // Opens the store at `path` (creating it, with a superblock and the root
+  // directory, when writable and new).
+  static Status Open(const StoreOptions& options, const std::string& path,
+                     int writer, std::unique_ptr<FsStore>* out);
+
+  Store* store() { return store_.get(); }
+  int writer() const { return writer_; }
+  const std::string& path() const { return path_; }
+  // Incremented by every write, so readers know when to renew iterators.
+  uint64_t generation() const { return generation_.load(); }
+  Status Write(const WriteBatch& batch);
+
+  // Walks `path` (normalised). *exists says whether the last component
+  // exists; if it does, *inode is filled. *parent is the parent directory's
+  // inode and *name the last component. NotFound if a parent is missing,
+  // NotADirectory if one is a file.
+  Status Resolve(const std::string& path, Inode* parent, std::string* name,
+                 Inode* inode, bool* exists);
+  Status GetInode(uint64_t ino, Inode* inode);
+  static void PutInode(WriteBatch* b, const Inode& inode) {
+    b->Put(InodeKey(inode.ino), EncodeInode(inode));
+  }
+  // Reserves an inode number; the superblock update goes into `b`.
+  uint64_t AllocateIno(WriteBatch* b);
+  Status ListDir(uint64_t ino, std::vector<DirEntry>* entries);
+  Status DirIsEmpty(uint64_t ino, bool* empty);
+
+  // End of the furthest extent of `ino` (0 if none).
+  Status ExtentEnd(uint64_t ino, uint64_t* end);
+  // Adds to `b` what removes bytes [from, to) of `ino`'s extents: covered
+  // extents are deleted, straddling ones rewritten without the range.
+  // *removed is the number of stored bytes that go.
+  Status RemoveRange(uint64_t ino, uint64_t from, uint64_t to,
+                     const std::string& what, WriteBatch* b,
+                     uint64_t* removed);
+  // Adds the extent [offset, offset + data.size()) to `b`.
+  static void PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
+                        WriteBatch* b);
+  // Removes every extent of `ino` (in batches) and the inode record.
+  Status DeleteFile(uint64_t ino);
+  // The file checksum over the extent index (format.h).
+  Status ComputeChecksum(uint64_t ino, uint64_t size, uint64_t* checksum);
+
+ private:
+  FsStore(std::unique_ptr<Store> store, std::string path, int writer)
+      : store_(std::move(store)), path_(std::move(path)), writer_(writer) {}
+
+  std::unique_ptr<Store> store_;
+  const std::string path_;
+  const int writer_;
+  std::atomic<uint64_t> generation_{0};
+  std::mutex ino_mu_;
+  uint64_t next_ino_ = 0;      // GUARDED_BY(ino_mu_)
+  uint64_t reserved_ino_ = 0;  // GUARDED_BY(ino_mu_): persisted limit
+};
+
+// The first key after every key that starts with `prefix`.
+std::string PrefixEnd(std::string prefix);
+// An iterator over the keys starting with `prefix` only.
+inline std::unique_ptr<Iterator> PrefixIterator(Store* store,
+                                                const std::string& prefix) {
+  return store->NewIterator(prefix, PrefixEnd(prefix));
+}
+
+// True when `key` starts with `prefix`.
+inline bool HasPrefix(std::string_view key, std::string_view prefix) {
+  return key.size() >= prefix.size() && key.substr(0, prefix.size()) == prefix;
+}
+
+int64_t NowNanos();
+
+}  // namespace fs
+}  // namespace sluice
+
+#endif  // SLUICE_FS_FS_STORE_H_

@@ -1,0 +1,519 @@
+#include "fs/reader.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace sluice {
+namespace fs {
+
+std::string WriterStorePath(const std::string& root, int writer) {
+  char name[32];
+  snprintf(name, sizeof name, "/writer.%08d", writer);
+  return root + name;
+}
+
+namespace {
+
+// Positions the cursor on the extent holding `offset`, or the first after
+// it. Returns false when there is none.
+bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
+                const std::string& prefix) {
+  if (!c->it || c->generation != store->generation()) {
+    c->it = PrefixIterator(store->store(), prefix);
+    c->generation = store->generation();
+    c->on_extent = false;
+  }
+  if (c->on_extent && c->ext_off <= offset &&
+      offset < c->ext_off + c->data.size()) {
+    return true;  // still on it
+  }
+  if (c->on_extent && offset == c->ext_off + c->data.size()) {
+    c->it->Next();  // a sequential read goes on with the next extent
+    c->on_extent = false;
+    if (!c->it->Valid() || !HasPrefix(c->it->key(), prefix)) return false;
+    if (KeyOffset(c->it->key()) >= offset) return true;
+  }
+  c->on_extent = false;
+  c->it->SeekForPrev(ExtentKey(ino, offset));
+  if (c->it->Valid() && HasPrefix(c->it->key(), prefix)) {
+    // On the extent starting at or before offset: is offset inside it?
+    // Its length is in its header; past it, move on.
+    std::string_view v = c->it->value();
+    if (v.size() >= kExtentHeader &&
+        KeyOffset(c->it->key()) + (v.size() - kExtentHeader) > offset) {
+      return true;
+    }
+    c->it->Next();
+  } else {
+    c->it->Seek(ExtentKey(ino, offset));
+  }
+  return c->it->Valid() && HasPrefix(c->it->key(), prefix);
+}
+
+}  // namespace
+
+Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
+                 uint64_t offset, size_t n, char* buf, Cursor* c,
+                 std::vector<Piece>* pieces) {
+  const std::string prefix = ExtentPrefix(ino);
+  const uint64_t end = offset + n;
+  uint64_t filled = offset;  // bytes before this are copied or zeroed
+  bool more = PositionAt(store, ino, offset, c, prefix);
+  while (more) {
+    const uint64_t start = c->on_extent ? c->ext_off : KeyOffset(c->it->key());
+    if (start >= end) break;
+    if (!c->on_extent) {
+      std::string_view data;
+      uint64_t sum;
+      Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
+      if (!s.ok()) return s;
+      c->on_extent = true;
+      c->ext_off = start;
+      c->data = data;
+      if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
+    }
+    const uint64_t ext_end = start + c->data.size();
+    const uint64_t from = std::max(start, offset), to = std::min(ext_end, end);
+    if (from < to) {
+      if (!pieces && from > filled) memset(buf + (filled - offset), 0, from - filled);
+      memcpy(buf + (from - offset), c->data.data() + (from - start), to - from);
+      filled = to;
+      if (pieces) pieces->push_back({from, to, store->writer()});
+    }
+    if (ext_end >= end) break;  // stay on this extent for the next read
+    c->it->Next();
+    c->on_extent = false;
+    more = c->it->Valid() && HasPrefix(c->it->key(), prefix);
+  }
+  if (!c->it->status().ok()) {
+    return Status(c->it->status().code(),
+                  what + ": " + c->it->status().message());
+  }
+  if (!pieces && filled < end) memset(buf + (filled - offset), 0, end - filled);
+  return Status::OK();
+}
+
+Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path) {
+  const std::string eprefix = ExtentPrefix(inode.ino);
+  const std::string xprefix = IndexPrefix(inode.ino);
+  std::unique_ptr<Iterator> e = PrefixIterator(store->store(), eprefix);
+  std::unique_ptr<Iterator> x = PrefixIterator(store->store(), xprefix);
+  FileChecksum sum(inode.size);
+  uint64_t prev_end = 0;
+  const std::string what = path + " (store " + store->path() + ")";
+  // The first possible keys, not the bare prefixes: a bare prefix can equal
+  // the index separator of the block before, and seeking to it would read
+  // that block (another file's).
+  e->Seek(ExtentKey(inode.ino, 0));
+  x->Seek(IndexKey(inode.ino, 0));
+  for (; e->Valid() && HasPrefix(e->key(), eprefix); e->Next(), x->Next()) {
+    const uint64_t off = KeyOffset(e->key());
+    std::string_view data;
+    uint64_t data_sum;
+    Status s = DecodeExtent(e->value(), inode.ino, off, what, &data, &data_sum);
+    if (!s.ok()) return s;
+    uint64_t len = 0, index_sum = 0;
+    if (!x->Valid() || !HasPrefix(x->key(), xprefix) || KeyOffset(x->key()) != off ||
+        !DecodeIndex(x->value(), &len, &index_sum).ok() || len != data.size() ||
+        index_sum != data_sum) {
+      return Status::Corruption(what + ": extent at offset " +
+                                std::to_string(off) +
+                                " does not match its index entry");
+    }
+    if (off < prev_end) {
+      return Status::Corruption(what + ": extents overlap at offset " +
+                                std::to_string(off));
+    }
+    prev_end = off + data.size();
+    sum.Add(off, data.size(), data_sum);
+  }
+  if (!e->status().ok()) {
+    return Status(e->status().code(), what + ": " + e->status().message());
+  }
+  if (x->Valid() && HasPrefix(x->key(), xprefix)) {
+    return Status::Corruption(what + ": index entry at offset " +
+                              std::to_string(KeyOffset(x->key())) +
+                              " has no extent");
+  }
+  if (inode.flags & kChecksumStale) {
+    return Status::Incomplete(what + ": no file checksum (its writer did not "
+                              "close or sync it); its extents are intact");
+  }
+  if (sum.Value() != inode.checksum) {
+    return Status::Corruption(what + ": file checksum mismatch: its extents "
+                              "differ from what its writer closed");
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// One writer's copy of a file.
+struct Part {
+  FsStore* store;
+  Inode inode;
+  Cursor cursor;
+  std::unique_ptr<FileChecksum> running;  // sequential whole-file check
+  uint64_t summed_to = 0;
+};
+
+class ReaderFile : public File {
+ public:
+  ReaderFile(std::string path, std::vector<std::unique_ptr<Part>> parts)
+      : path_(std::move(path)), parts_(std::move(parts)) {
+    for (auto& p : parts_) {
+      size_ = std::max(size_, p->inode.size);
+      p->running = std::make_unique<FileChecksum>(p->inode.size);
+      Part* part = p.get();
+      p->cursor.on_extent_entered = [this, part](uint64_t off, uint64_t len,
+                                                 uint64_t sum) {
+        if (sequential_ && off >= part->summed_to) {
+          part->running->Add(off, len, sum);
+          part->summed_to = off + len;
+        }
+      };
+    }
+  }
+
+  Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return PReadLocked(static_cast<char*>(buf), n, offset, got);
+  }
+  Status Read(void* buf, size_t n, size_t* got) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Status s = PReadLocked(static_cast<char*>(buf), n, offset_, got);
+    if (s.ok()) offset_ += *got;
+    return s;
+  }
+  Status Write(const void*, size_t) override { return ReadOnly(); }
+  Status PWrite(const void*, size_t, uint64_t) override { return ReadOnly(); }
+  Status Truncate(uint64_t) override { return ReadOnly(); }
+  Status Sync() override { return Status::OK(); }
+  Status Seek(int64_t offset, int whence, uint64_t* pos) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t base = whence == SEEK_CUR   ? static_cast<int64_t>(offset_)
+                   : whence == SEEK_END ? static_cast<int64_t>(size_)
+                                        : 0;
+    if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) {
+      return Status::InvalidArgument(path_ + ": bad whence");
+    }
+    if (base + offset < 0) return Status::InvalidArgument(path_ + ": bad seek");
+    offset_ = static_cast<uint64_t>(base + offset);
+    *pos = offset_;
+    return Status::OK();
+  }
+  Status Stat(FileInfo* info) override;
+  const std::string& path() const override { return path_; }
+  Status Close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& p : parts_) p->cursor.it.reset();
+    return Status::OK();
+  }
+
+ private:
+  Status ReadOnly() const {
+    return Status::InvalidArgument(path_ + ": open read-only");
+  }
+
+  Status PReadLocked(char* buf, size_t n, uint64_t offset, size_t* got) {
+    *got = 0;
+    if (offset != seq_next_) sequential_ = false;
+    if (offset >= size_ || n == 0) return Status::OK();
+    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
+    Status s;
+    if (parts_.size() == 1) {
+      Part& p = *parts_[0];
+      s = ReadRange(p.store, p.inode.ino, path_, offset, n, buf, &p.cursor,
+                    nullptr);
+    } else {
+      memset(buf, 0, n);
+      pieces_.clear();
+      for (auto& p : parts_) {
+        s = ReadRange(p->store, p->inode.ino, path_, offset, n, buf,
+                      &p->cursor, &pieces_);
+        if (!s.ok()) return s;
+      }
+      s = CheckOverlaps();
+    }
+    if (!s.ok()) return s;
+    *got = n;
+    seq_next_ = offset + n;
+    if (sequential_ && seq_next_ == size_ && !checked_) {
+      checked_ = true;
+      s = CheckWhole();
+    }
+    return s;
+  }
+
+  Status CheckOverlaps() {
+    std::sort(pieces_.begin(), pieces_.end(),
+              [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < pieces_.size(); ++i) {
+      if (pieces_[i].begin < pieces_[i - 1].end) {
+        return Status::Corruption(
+            path_ + ": writers " + std::to_string(pieces_[i - 1].writer) +
+            " and " + std::to_string(pieces_[i].writer) +
+            " both wrote bytes [" + std::to_string(pieces_[i].begin) + ", " +
+            std::to_string(std::min(pieces_[i].end, pieces_[i - 1].end)) +
+            "); writers of one file must not overlap");
+      }
+    }
+    return Status::OK();
+  }
+
+  // After a sequential read of the whole file: the extents read must be
+  // those each writer's checksum covers.
+  Status CheckWhole() {
+    for (auto& p : parts_) {
+      if (p->inode.flags & kChecksumStale) continue;
+      if (p->running->Value() != p->inode.checksum) {
+        return Status::Corruption(path_ + " (store " + p->store->path() +
+                                  "): file checksum mismatch after reading "
+                                  "it whole");
+      }
+    }
+    return Status::OK();
+  }
+
+  const std::string path_;
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::mutex mu_;
+  uint64_t size_ = 0;
+  uint64_t offset_ = 0;
+  uint64_t seq_next_ = 0;
+  bool sequential_ = true;
+  bool checked_ = false;
+  std::vector<Piece> pieces_;
+};
+
+FileInfo MergeInfo(const std::vector<Inode>& parts) {
+  FileInfo f;
+  const Inode& first = parts[0];
+  f.ino = first.ino;
+  f.is_dir = first.type == FileType::kDirectory;
+  f.mode = first.mode;
+  f.checksum_valid = true;
+  for (const Inode& i : parts) {
+    f.size = std::max(f.size, i.size);
+    f.allocated += i.allocated;
+    f.atime_ns = std::max(f.atime_ns, i.atime_ns);
+    f.mtime_ns = std::max(f.mtime_ns, i.mtime_ns);
+    f.ctime_ns = std::max(f.ctime_ns, i.ctime_ns);
+    f.checksum_valid = f.checksum_valid && !(i.flags & kChecksumStale);
+    f.checksum ^= i.checksum;
+  }
+  return f;
+}
+
+Status ReaderFile::Stat(FileInfo* info) {
+  std::vector<Inode> inodes;
+  for (auto& p : parts_) inodes.push_back(p->inode);
+  *info = MergeInfo(inodes);
+  return Status::OK();
+}
+
+class ReaderFs : public FileSystem {
+ public:
+  ReaderFs(std::string root, std::vector<std::unique_ptr<FsStore>> stores)
+      : root_(std::move(root)), stores_(std::move(stores)) {}
+  ~ReaderFs() override { Close(); }
+
+  Status OpenFile(const std::string& raw, int flags, uint32_t,
+                  std::unique_ptr<File>* file) override {
+    if ((flags & 3) != kRead || (flags & (kCreate | kTruncate | kAppend))) {
+      return Status::InvalidArgument(raw + ": the file system at " + root_ +
+                                     " is open read-only");
+    }
+    std::string path;
+    std::vector<Inode> inodes;
+    std::vector<FsStore*> owners;
+    Status s = Find(raw, &path, &inodes, &owners);
+    if (!s.ok()) return s;
+    if (inodes[0].type == FileType::kDirectory) {
+      return Status::IsADirectory(path + ": is a directory");
+    }
+    std::vector<std::unique_ptr<Part>> parts;
+    for (size_t i = 0; i < inodes.size(); ++i) {
+      auto p = std::make_unique<Part>();
+      p->store = owners[i];
+      p->inode = inodes[i];
+      parts.push_back(std::move(p));
+    }
+    file->reset(new ReaderFile(path, std::move(parts)));
+    return Status::OK();
+  }
+
+  Status Stat(const std::string& raw, FileInfo* info) override {
+    std::string path;
+    std::vector<Inode> inodes;
+    std::vector<FsStore*> owners;
+    Status s = Find(raw, &path, &inodes, &owners);
+    if (s.ok()) *info = MergeInfo(inodes);
+    return s;
+  }
+
+  Status ReadDir(const std::string& raw, std::vector<DirEntry>* out) override {
+    std::string path;
+    std::vector<Inode> inodes;
+    std::vector<FsStore*> owners;
+    Status s = Find(raw, &path, &inodes, &owners);
+    if (!s.ok()) return s;
+    if (inodes[0].type != FileType::kDirectory) {
+      return Status::NotADirectory(path + ": not a directory");
+    }
+    std::map<std::string, bool> names;
+    for (size_t i = 0; i < owners.size(); ++i) {
+      std::vector<DirEntry> entries;
+      s = owners[i]->ListDir(inodes[i].ino, &entries);
+      if (!s.ok()) return s;
+      for (auto& e : entries) names.emplace(e.name, e.is_dir);
+    }
+    for (auto& [name, is_dir] : names) out->push_back({name, is_dir});
+    return Status::OK();
+  }
+
+  Status Mkdir(const std::string& p, uint32_t) override { return ReadOnly(p); }
+  Status Rmdir(const std::string& p) override { return ReadOnly(p); }
+  Status Unlink(const std::string& p) override { return ReadOnly(p); }
+  Status Rename(const std::string& p, const std::string&) override {
+    return ReadOnly(p);
+  }
+  Status Truncate(const std::string& p, uint64_t) override { return ReadOnly(p); }
+
+  Status Verify(const std::string& raw) override {
+    std::string path;
+    std::vector<Inode> inodes;
+    std::vector<FsStore*> owners;
+    Status s = Find(raw, &path, &inodes, &owners);
+    if (!s.ok() || inodes[0].type == FileType::kDirectory) return s;
+    Status incomplete;
+    for (size_t i = 0; i < owners.size(); ++i) {
+      s = VerifyFile(owners[i], inodes[i], path);
+      if (s.code() == Code::kIncomplete) {
+        incomplete = s;
+      } else if (!s.ok()) {
+        return s;
+      }
+    }
+    if (owners.size() > 1) {
+      s = CheckWriterOverlaps(path, inodes, owners);
+      if (!s.ok()) return s;
+    }
+    return incomplete;
+  }
+
+  Status Sync() override { return Status::OK(); }
+  Status Close() override {
+    Status s;
+    for (auto& st : stores_) {
+      Status c = st->store()->Close();
+      if (s.ok()) s = c;
+    }
+    return s;
+  }
+  bool read_only() const override { return true; }
+
+ private:
+  Status ReadOnly(const std::string& path) const {
+    return Status::InvalidArgument(path + ": the file system at " + root_ +
+                                   " is open read-only");
+  }
+
+  // The inodes of `raw` in every store that has it.
+  Status Find(const std::string& raw, std::string* path,
+              std::vector<Inode>* inodes, std::vector<FsStore*>* owners) {
+    Status s = NormalizePath(raw, path);
+    if (!s.ok()) return s;
+    for (auto& st : stores_) {
+      Inode parent, inode;
+      std::string name;
+      bool exists = false;
+      s = st->Resolve(*path, &parent, &name, &inode, &exists);
+      if (s.IsNotFound()) continue;
+      if (!s.ok()) return s;
+      if (!exists) continue;
+      if (!inodes->empty() && inode.type != (*inodes)[0].type) {
+        return Status::Corruption(*path + ": a file for one writer and a "
+                                  "directory for another");
+      }
+      inodes->push_back(inode);
+      owners->push_back(st.get());
+    }
+    if (inodes->empty()) return Status::NotFound(*path + ": no such file");
+    return Status::OK();
+  }
+
+  // Index entries of every writer, merged: no byte may come from two.
+  Status CheckWriterOverlaps(const std::string& path,
+                             const std::vector<Inode>& inodes,
+                             const std::vector<FsStore*>& owners) {
+    std::vector<Piece> all;
+    for (size_t i = 0; i < owners.size(); ++i) {
+      const std::string prefix = IndexPrefix(inodes[i].ino);
+      std::unique_ptr<Iterator> it = PrefixIterator(owners[i]->store(), prefix);
+      for (it->Seek(prefix); it->Valid() && HasPrefix(it->key(), prefix);
+           it->Next()) {
+        uint64_t len, sum;
+        Status s = DecodeIndex(it->value(), &len, &sum);
+        if (!s.ok()) return s;
+        const uint64_t off = KeyOffset(it->key());
+        all.push_back({off, off + len, owners[i]->writer()});
+      }
+      if (!it->status().ok()) return it->status();
+    }
+    std::sort(all.begin(), all.end(),
+              [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < all.size(); ++i) {
+      if (all[i].begin < all[i - 1].end) {
+        return Status::Corruption(
+            path + ": writers " + std::to_string(all[i - 1].writer) + " and " +
+            std::to_string(all[i].writer) + " both wrote bytes [" +
+            std::to_string(all[i].begin) + ", " +
+            std::to_string(std::min(all[i].end, all[i - 1].end)) + ")");
+      }
+    }
+    return Status::OK();
+  }
+
+  const std::string root_;
+  std::vector<std::unique_ptr<FsStore>> stores_;
+};
+
+}  // namespace
+
+Status OpenReaderFs(const FsOptions& options, const std::string& root,
+                    std::unique_ptr<FileSystem>* out) {
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) {
+    return Status::NotFound("no Sluice file system at " + root + ": " +
+                            strerror(errno));
+  }
+  std::set<std::string> names;
+  while (struct dirent* e = readdir(d)) {
+    if (strncmp(e->d_name, "writer.", 7) == 0) names.insert(e->d_name);
+  }
+  closedir(d);
+  if (names.empty()) {
+    return Status::NotFound("no Sluice file system at " + root +
+                            " (no writer.* stores)");
+  }
+  StoreOptions so = options.store;
+  so.read_only = true;
+  std::vector<std::unique_ptr<FsStore>> stores;
+  for (const auto& name : names) {
+    std::unique_ptr<FsStore> st;
+    const int writer = atoi(name.c_str() + 7);
+    Status s = FsStore::Open(so, root + "/" + name, writer, &st);
+    if (!s.ok()) return s;
+    stores.push_back(std::move(st));
+  }
+  out->reset(new ReaderFs(root, std::move(stores)));
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace sluice

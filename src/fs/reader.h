@@ -1,0 +1,56 @@
+// Reading files: range reads over one store's extents (with a cursor that
+// keeps the current, verified extent), whole-file verification, and the
+// read-only file system that merges every writer's store.
+#ifndef SLUICE_FS_READER_H_
+#define SLUICE_FS_READER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fs/fs_store.h"
+#include "sluice/fs.h"
+
+namespace sluice {
+namespace fs {
+
+// Where a read left off in a store: the iterator and the extent it is on,
+// already verified. Renewed when the store has been written since.
+struct Cursor {
+  std::unique_ptr<Iterator> it;
+  uint64_t generation = ~0ull;
+  bool on_extent = false;
+  uint64_t ext_off = 0;
+  std::string_view data;  // of the current extent, valid while `it` stays
+  // Called once for each extent the cursor decodes (offset, length, sum).
+  std::function<void(uint64_t, uint64_t, uint64_t)> on_extent_entered;
+};
+
+// A byte range [begin, end) that one writer supplied to a read.
+struct Piece {
+  uint64_t begin, end;
+  int writer;
+};
+
+// Copies bytes [offset, offset + n) of `ino` into buf. Holes read as zeros,
+// unless `pieces` is given: then only the stored bytes are copied and
+// recorded there (the caller zeroed the buffer and merges writers).
+Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
+                 uint64_t offset, size_t n, char* buf, Cursor* cursor,
+                 std::vector<Piece>* pieces);
+
+// Checks every extent and index entry of a file, and the file checksum.
+// Incomplete when the writer never closed the file (no checksum).
+Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path);
+
+// root/writer.<8 digits>
+std::string WriterStorePath(const std::string& root, int writer);
+
+Status OpenReaderFs(const FsOptions& options, const std::string& root,
+                    std::unique_ptr<FileSystem>* out);
+
+}  // namespace fs
+}  // namespace sluice
+
+#endif  // SLUICE_FS_READER_H_

@@ -1,0 +1,163 @@
+// sluice-bench's flag parser and data pattern.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ior/params.h"
+#include "ior/pattern.h"
+#include "ior/report.h"
+
+namespace sluice {
+namespace bench {
+namespace {
+
+int Parse(std::vector<std::string> args, Params* p, std::string* msg) {
+  return ParseArgs(args, p, msg);
+}
+
+TEST(BenchParams, IorDefaultsAndFlags) {
+  Params p;
+  std::string msg;
+  ASSERT_EQ(Parse({}, &p, &msg), 0) << msg;
+  EXPECT_EQ(p.apis, std::vector<std::string>{"POSIX"});
+  EXPECT_EQ(p.block, 1u << 20);
+  EXPECT_EQ(p.transfer, 256u << 10);
+  EXPECT_TRUE(p.write && p.read);  // neither -w nor -r: both
+  ASSERT_EQ(Parse({"-a", "posix,SLUICE-KV", "-b", "64m", "-t", "1m", "-s", "3",
+                   "-F", "-c", "-e", "-w", "-C", "-Q", "2", "-z", "-i", "5",
+                   "-o", "/x/f", "-k", "-W", "-R", "-G", "7", "-O",
+                   "summaryFormat=JSON", "-O", "summaryFile=/x/s.json", "-O",
+                   "sluice.write_buffer_size=64m", "-O", "dropCaches=1"},
+                  &p, &msg),
+            0)
+      << msg;
+  EXPECT_EQ(p.apis, (std::vector<std::string>{"POSIX", "SLUICE-KV"}));
+  EXPECT_EQ(p.block, 64u << 20);
+  EXPECT_EQ(p.transfer, 1u << 20);
+  EXPECT_EQ(p.segments, 3u);
+  EXPECT_TRUE(p.file_per_proc && p.collective && p.fsync && p.write);
+  EXPECT_FALSE(p.read);
+  EXPECT_TRUE(p.reorder && p.random && p.keep && p.check_write && p.check_read);
+  EXPECT_EQ(p.reorder_shift, 2);
+  EXPECT_EQ(p.reps, 5);
+  EXPECT_EQ(p.path, "/x/f");
+  EXPECT_EQ(p.seed, 7u);
+  EXPECT_EQ(p.summary_format, "json");
+  EXPECT_EQ(p.summary_file, "/x/s.json");
+  EXPECT_TRUE(p.drop_caches);
+  ASSERT_EQ(p.store_options.size(), 1u);
+  EXPECT_EQ(p.store_options[0].first, "write_buffer_size");
+}
+
+struct Bad {
+  std::vector<std::string> args;
+  const char* says;
+};
+
+TEST(BenchParams, BadInputIsExit2WithAClearMessage) {
+  const Bad cases[] = {
+      {{"-t", "2m", "-b", "1m"}, "larger than block size"},
+      {{"-b", "3m", "-t", "2m"}, "not a multiple of transfer size"},
+      {{"-b", "100", "-t", "100"}, "multiple of 8"},
+      {{"-a", "NOPE"}, "unknown API 'NOPE'"},
+      {{"-a", "POSIX,"}, "unknown API ''"},
+      {{"-x"}, "unknown flag -x"},
+      {{"-b"}, "missing value"},
+      {{"-b", "12q"}, "bad size suffix"},
+      {{"-t", "0"}, "must be > 0"},
+      {{"-i", "0"}, "-i"},
+      {{"-s", "-1"}, "-s"},
+      {{"-O", "nope=1"}, "unknown option"},
+      {{"-O", "summaryFormat=XML"}, "summaryFormat"},
+      {{"-O", "sluice.no_such=1"}, "no_such"},
+      {{"-O", "dropCaches"}, "key=value"},
+      {{"stray"}, "unexpected argument"},
+  };
+  for (const Bad& c : cases) {
+    Params p;
+    std::string msg;
+    EXPECT_EQ(Parse(c.args, &p, &msg), 2) << c.args[0];
+    EXPECT_NE(msg.find(c.says), std::string::npos)
+        << "message '" << msg << "' does not say '" << c.says << "'";
+  }
+}
+
+TEST(BenchParams, HelpIsExit1WithUsage) {
+  Params p;
+  std::string msg;
+  EXPECT_EQ(Parse({"-h"}, &p, &msg), 1);
+  EXPECT_NE(msg.find("-a API"), std::string::npos);
+  EXPECT_NE(msg.find("FIO-LIMIT"), std::string::npos);
+}
+
+TEST(BenchPattern, RoundTripAndFlippedByteOffset) {
+  Pattern pat(3, 0);
+  std::string buf(1 << 20, '\0');
+  const uint64_t off = 5u << 20;
+  pat.Fill(&buf[0], buf.size(), off);
+  uint64_t bad_off = 0, bad = 0;
+  EXPECT_TRUE(pat.Verify(buf.data(), buf.size(), off, &bad_off, &bad));
+  buf[12345] ^= 0x01;
+  EXPECT_FALSE(pat.Verify(buf.data(), buf.size(), off, &bad_off, &bad));
+  EXPECT_EQ(bad_off, off + 12345);
+  EXPECT_EQ(bad, 1u);
+}
+
+TEST(BenchPattern, WrongOffsetSeedOrFileFails) {
+  std::string buf(64 << 10, '\0');
+  Pattern pat(1, 2);
+  pat.Fill(&buf[0], buf.size(), 1 << 20);
+  uint64_t o, n;
+  EXPECT_FALSE(pat.Verify(buf.data(), buf.size(), (1 << 20) + (64 << 10), &o, &n))
+      << "a block at the wrong offset must fail";
+  EXPECT_FALSE(Pattern(1, 3).Verify(buf.data(), buf.size(), 1 << 20, &o, &n))
+      << "another rank's file must fail";
+  EXPECT_FALSE(Pattern(2, 2).Verify(buf.data(), buf.size(), 1 << 20, &o, &n))
+      << "another seed must fail";
+}
+
+TEST(BenchPattern, UnalignedFillMatchesAlignedContent) {
+  Pattern pat(9, 1);
+  std::string whole(8192, '\0'), part(1000, '\0');
+  pat.Fill(&whole[0], whole.size(), 0);
+  pat.Fill(&part[0], part.size(), 1000);  // not 512-aligned: the slow path
+  EXPECT_EQ(whole.substr(1000, 1000), part);
+}
+
+TEST(BenchReport, SummaryStatisticsAndFractionOfLimit) {
+  Report r;
+  r.tasks = 2;
+  TestResult limit, posix;
+  limit.api = "FIO-LIMIT";
+  posix.api = "POSIX";
+  for (int i = 0; i < 2; ++i) {
+    IterResult w;
+    w.access = "write";
+    w.iter = i;
+    w.bytes = 1u << 30;
+    w.transfers = 1024;
+    w.io = w.total = 1.0;  // 1024 MiB/s
+    limit.iters.push_back(w);
+    w.total = w.io = i == 0 ? 2.0 : 4.0;  // 512 and 256 MiB/s
+    posix.iters.push_back(w);
+  }
+  r.tests = {limit, posix};
+  Summarise(&r);
+  const OpSummary& s = r.tests[1].summary.at(0);
+  EXPECT_EQ(s.operation, "write");
+  EXPECT_DOUBLE_EQ(s.max_mib, 512);
+  EXPECT_DOUBLE_EQ(s.min_mib, 256);
+  EXPECT_DOUBLE_EQ(s.mean_mib, 384);
+  EXPECT_DOUBLE_EQ(s.stddev_mib, 128);
+  EXPECT_DOUBLE_EQ(s.mean_time, 3.0);
+  EXPECT_DOUBLE_EQ(s.fraction_of_limit, 384.0 / 1024.0);
+  EXPECT_LT(r.tests[0].summary.at(0).fraction_of_limit, 0);
+  const std::string json = Json(r);
+  EXPECT_NE(json.find("\"fractionOfLimit\": 0.375"), std::string::npos) << json;
+  EXPECT_NE(TextSummary(r).find("0.38"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace sluice

@@ -1,0 +1,102 @@
+/* The POSIX-like file API from plain C: calls, errno, and the C streams of
+ * a reader over two writers.  Usage: c_files_test DIR   Exit 0 = pass. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sluice/sluice.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                       \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (errno %d, %s)\n",         \
+              __FILE__, __LINE__, #cond, errno, sluice_errmsg());         \
+      failures++;                                                         \
+    }                                                                     \
+  } while (0)
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  const char* root = argv[1];
+  char buf[64];
+
+  CHECK(sluice_open("/x", O_RDONLY) == -1 && errno == ENODEV); /* unmounted */
+  CHECK(sluice_mount(root, 0, NULL) == 0);
+  int fd = sluice_open("/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600);
+  CHECK(fd >= 0);
+  CHECK(sluice_write(fd, "hello, ", 7) == 7);
+  CHECK(sluice_pwrite(fd, "world", 5, 7) == 5);
+  CHECK(sluice_lseek(fd, 0, SEEK_END) == 12);
+  CHECK(sluice_read(fd, buf, 5) == -1 && errno == EBADF); /* write-only */
+  CHECK(sluice_fsync(fd) == 0);
+  struct stat st;
+  CHECK(sluice_fstat(fd, &st) == 0 && st.st_size == 12 && S_ISREG(st.st_mode));
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(sluice_close(fd) == 0);
+  CHECK(sluice_close(fd) == -1 && errno == EBADF);
+  CHECK(sluice_open("/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600) == -1 &&
+        errno == EEXIST);
+  CHECK(sluice_open("/missing", O_RDONLY) == -1 && errno == ENOENT);
+
+  fd = sluice_open("/a.txt", O_RDWR);
+  CHECK(sluice_pread(fd, buf, sizeof buf, 0) == 12);
+  CHECK(memcmp(buf, "hello, world", 12) == 0);
+  CHECK(sluice_ftruncate(fd, 5) == 0);
+  CHECK(sluice_read(fd, buf, sizeof buf) == 5);
+  CHECK(sluice_read(fd, buf, sizeof buf) == 0); /* end of file */
+  CHECK(sluice_close(fd) == 0);
+
+  CHECK(sluice_mkdir("/d", 0755) == 0);
+  CHECK(sluice_mkdir("/d", 0755) == -1 && errno == EEXIST);
+  CHECK(sluice_rename("/a.txt", "/d/b.txt") == 0);
+  CHECK(sluice_stat("/a.txt", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 5);
+  CHECK(sluice_stat("/d", &st) == 0 && S_ISDIR(st.st_mode));
+  CHECK(sluice_rmdir("/d") == -1 && errno == ENOTEMPTY);
+  CHECK(sluice_open("/d", O_RDONLY) == -1 && errno == EISDIR);
+  sluice_dir_t* dir = sluice_opendir("/d");
+  CHECK(dir != NULL);
+  int names = 0, found = 0;
+  struct dirent* e;
+  while (dir && (e = sluice_readdir(dir)) != NULL) {
+    names++;
+    if (strcmp(e->d_name, "b.txt") == 0 && e->d_type == DT_REG) found = 1;
+  }
+  CHECK(names == 3 && found); /* ., .., b.txt */
+  CHECK(sluice_closedir(dir) == 0);
+  CHECK(sluice_opendir("/d/b.txt") == NULL && errno == ENOTDIR);
+  CHECK(sluice_truncate("/d/b.txt", 100) == 0);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
+  CHECK(sluice_unlink("/d/b.txt") == 0);
+  CHECK(sluice_rmdir("/d") == 0);
+
+  /* Two writers of one file, then a reader merging them. */
+  fd = sluice_open("/shared", O_WRONLY | O_CREAT, 0644);
+  CHECK(sluice_pwrite(fd, "AAAA", 4, 0) == 4);
+  CHECK(sluice_close(fd) == 0);
+  CHECK(sluice_mount(root, 1, NULL) == -1); /* one mount at a time */
+  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_mount(root, 1, NULL) == 0);
+  fd = sluice_open("/shared", O_WRONLY | O_CREAT, 0644);
+  CHECK(sluice_pwrite(fd, "BBBB", 4, 4) == 4);
+  CHECK(sluice_unmount() == 0); /* closes fd too */
+  CHECK(sluice_mount(root, SLUICE_READER, NULL) == 0);
+  fd = sluice_open("/shared", O_RDONLY);
+  CHECK(sluice_read(fd, buf, sizeof buf) == 8 && memcmp(buf, "AAAABBBB", 8) == 0);
+  CHECK(sluice_open("/new", O_WRONLY | O_CREAT, 0644) == -1 && errno == EROFS);
+  CHECK(sluice_mkdir("/nd", 0755) == -1 && errno == EROFS);
+  CHECK(sluice_close(fd) == 0);
+  CHECK(sluice_unmount() == 0);
+
+  if (failures) {
+    fprintf(stderr, "c_files_test: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c_files_test: all checks passed\n");
+  return 0;
+}

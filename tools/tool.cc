@@ -1,0 +1,691 @@
+#include "tool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sluice/fs.h"
+
+namespace sluice {
+namespace tool {
+namespace {
+
+const char kUsage[] =
+    "usage: sluice COMMAND [options] ROOT ...\n"
+    "ROOT is a Sluice file system directory (one store per writer inside).\n"
+    "Commands:\n"
+    "  ls [-l] [--json] ROOT [PATH]      list a directory\n"
+    "  stat [--json] ROOT PATH...        size, mode, times, checksum state\n"
+    "  cat ROOT PATH...                  write files to stdout\n"
+    "  export [-j N] ROOT [PATH] DEST    copy files out to plain files\n"
+    "  import [-w W] SRC ROOT [PATH]     copy plain files in, as writer W\n"
+    "  rm [-r] ROOT PATH...              remove files (every writer's part)\n"
+    "  du [--json] ROOT [PATH]           apparent and stored bytes\n"
+    "  verify [--json] ROOT [PATH]       check every checksum; exit 1 and\n"
+    "                                    list the bad files on any mismatch\n"
+    "`sluice COMMAND --help` describes one command.\n";
+
+struct Help {
+  const char* name;
+  const char* text;
+};
+const Help kHelp[] = {
+    {"ls", "sluice ls [-l] [--json] ROOT [PATH]\n"
+           "Lists PATH (default /) merged over every writer. -l adds mode,\n"
+           "size and modification time; --json prints a JSON array.\n"},
+    {"stat", "sluice stat [--json] ROOT PATH...\n"
+             "Prints size, stored bytes, mode, times and whether the file\n"
+             "checksum is set (its writer closed it).\n"},
+    {"cat", "sluice cat ROOT PATH...\n"
+            "Writes the files to standard output, verifying every extent.\n"},
+    {"export", "sluice export [-j N] [-q] ROOT [PATH] DEST\n"
+               "Copies PATH (default /: everything) into directory DEST as\n"
+               "plain files, N files at a time (default 4), keeping holes,\n"
+               "modes and times. Every byte is verified as it is read.\n"
+               "Progress goes to stderr once a second (-q: none).\n"},
+    {"import", "sluice import [-w W] [-q] SRC ROOT [PATH]\n"
+               "Copies the file or directory tree SRC into ROOT at PATH\n"
+               "(default /), writing as writer W (default 0): nested\n"
+               "directories, empty and sparse files (holes stay holes).\n"},
+    {"rm", "sluice rm [-r] ROOT PATH...\n"
+           "Removes files, or with -r directory trees, from every writer's\n"
+           "store (no writer may have the file system open).\n"},
+    {"du", "sluice du [--json] ROOT [PATH]\n"
+           "Apparent size (sum of file sizes) and stored bytes (holes\n"
+           "excluded) of PATH, and its number of files.\n"},
+    {"verify", "sluice verify [--json] ROOT [PATH]\n"
+               "Reads every extent of every file under PATH and checks its\n"
+               "checksum, the index, and each file's checksum. Prints the bad\n"
+               "files and exits 1 if there is any; files whose writer never\n"
+               "closed them are listed as incomplete.\n"},
+};
+
+[[noreturn]] void Usage(const std::string& cmd, const std::string& why) {
+  if (!why.empty()) fprintf(stderr, "sluice %s: %s\n", cmd.c_str(), why.c_str());
+  for (const Help& h : kHelp) {
+    if (cmd == h.name) {
+      fprintf(stderr, "usage: %s", h.text);
+      exit(2);
+    }
+  }
+  fputs(kUsage, stderr);
+  exit(2);
+}
+
+// Flags of one command, then its positional arguments.
+struct Args {
+  std::map<std::string, std::string> flags;
+  std::vector<std::string> pos;
+};
+
+Args ParseArgs(const std::string& cmd, int argc, char** argv,
+               const std::string& with_value, const std::string& bare) {
+  Args a;
+  for (int i = 0; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "--help" || s == "-h") {
+      for (const Help& h : kHelp) {
+        if (cmd == h.name) {
+          printf("usage: %s", h.text);
+          exit(0);
+        }
+      }
+    }
+    if (s.size() > 1 && s[0] == '-') {
+      if (with_value.find(" " + s + " ") != std::string::npos) {
+        if (i + 1 >= argc) Usage(cmd, s + " needs a value");
+        a.flags[s] = argv[++i];
+      } else if (bare.find(" " + s + " ") != std::string::npos) {
+        a.flags[s] = "1";
+      } else {
+        Usage(cmd, "unknown option " + s);
+      }
+    } else {
+      a.pos.push_back(s);
+    }
+  }
+  return a;
+}
+
+std::string Json(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Join(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+std::string TimeString(int64_t ns) {
+  time_t t = static_cast<time_t>(ns / 1000000000);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", localtime(&t));
+  return buf;
+}
+
+int Fail(const char* cmd, const Status& s) {
+  fprintf(stderr, "sluice %s: %s\n", cmd, s.ToString().c_str());
+  return 1;
+}
+
+Status OpenReader(const std::string& root, std::unique_ptr<FileSystem>* fs) {
+  return FileSystem::Open(FsOptions(), root, FileSystem::kReader, fs);
+}
+
+// Calls fn(path, info) for `path` and, if a directory, everything below it
+// (parents before children).
+Status Walk(FileSystem* fs, const std::string& path,
+            const std::function<Status(const std::string&, const FileInfo&)>& fn) {
+  FileInfo info;
+  Status s = fs->Stat(path, &info);
+  if (s.ok()) s = fn(path, info);
+  if (!s.ok() || !info.is_dir) return s;
+  std::vector<DirEntry> entries;
+  s = fs->ReadDir(path, &entries);
+  for (size_t i = 0; s.ok() && i < entries.size(); ++i) {
+    s = Walk(fs, Join(path, entries[i].name), fn);
+  }
+  return s;
+}
+
+// Progress of a long copy, printed to stderr at most once a second.
+class Progress {
+ public:
+  Progress(const char* verb, uint64_t total_bytes, size_t total_files, bool quiet)
+      : verb_(verb), total_(total_bytes), files_(total_files), quiet_(quiet),
+        start_(Now()), last_(start_) {}
+  void Add(uint64_t bytes, size_t files) {
+    bytes_ += bytes;
+    done_files_ += files;
+    const double now = Now();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!quiet_ && now - last_ >= 1.0) {
+      last_ = now;
+      Print(now, false);
+    }
+  }
+  void Finish() {
+    if (!quiet_ && Now() - start_ >= 1.0) Print(Now(), true);
+  }
+
+ private:
+  static double Now() {
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void Print(double now, bool last) {
+    const double mib = bytes_ / 1048576.0, secs = now - start_;
+    fprintf(stderr, "%s: %zu/%zu files, %.0f/%.0f MiB (%.0f%%), %.0f MiB/s%s\n",
+            verb_, done_files_.load(), files_, mib, total_ / 1048576.0,
+            total_ ? 100.0 * bytes_ / total_ : 100.0, secs > 0 ? mib / secs : 0,
+            last ? ", done" : "");
+  }
+  const char* verb_;
+  const uint64_t total_;
+  const size_t files_;
+  const bool quiet_;
+  std::atomic<uint64_t> bytes_{0};
+  std::atomic<size_t> done_files_{0};
+  std::mutex mu_;
+  double start_, last_;
+};
+
+// ---- commands ----------------------------------------------------------
+
+int Ls(int argc, char** argv) {
+  Args a = ParseArgs("ls", argc, argv, "", " -l --json ");
+  if (a.pos.empty() || a.pos.size() > 2) Usage("ls", "need ROOT [PATH]");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(a.pos[0], &fs);
+  const std::string path = a.pos.size() > 1 ? a.pos[1] : "/";
+  std::vector<DirEntry> entries;
+  FileInfo info;
+  if (s.ok()) s = fs->Stat(path, &info);
+  if (s.ok() && info.is_dir) {
+    s = fs->ReadDir(path, &entries);
+  } else if (s.ok()) {
+    entries.push_back({path, false});
+  }
+  if (!s.ok()) return Fail("ls", s);
+  const bool json = a.flags.count("--json"), longf = a.flags.count("-l");
+  if (json) printf("[");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    FileInfo fi;
+    const std::string full = info.is_dir ? Join(path, e.name) : path;
+    if (longf || json) {
+      s = fs->Stat(full, &fi);
+      if (!s.ok()) return Fail("ls", s);
+    }
+    if (json) {
+      printf("%s\n  {\"name\": %s, \"type\": \"%s\", \"mode\": %u, "
+             "\"size\": %llu, \"stored\": %llu, \"mtime_ns\": %lld}",
+             i ? "," : "", Json(e.name).c_str(), fi.is_dir ? "dir" : "file",
+             fi.mode, (unsigned long long)fi.size,
+             (unsigned long long)fi.allocated, (long long)fi.mtime_ns);
+    } else if (longf) {
+      printf("%c%04o %12llu %s %s\n", fi.is_dir ? 'd' : '-', fi.mode,
+             (unsigned long long)fi.size, TimeString(fi.mtime_ns).c_str(),
+             e.name.c_str());
+    } else {
+      printf("%s%s\n", e.name.c_str(), e.is_dir ? "/" : "");
+    }
+  }
+  if (json) printf("\n]\n");
+  return 0;
+}
+
+int StatCmd(int argc, char** argv) {
+  Args a = ParseArgs("stat", argc, argv, "", " --json ");
+  if (a.pos.size() < 2) Usage("stat", "need ROOT PATH...");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(a.pos[0], &fs);
+  if (!s.ok()) return Fail("stat", s);
+  const bool json = a.flags.count("--json");
+  if (json) printf("[");
+  int rc = 0;
+  for (size_t i = 1; i < a.pos.size(); ++i) {
+    FileInfo f;
+    s = fs->Stat(a.pos[i], &f);
+    if (!s.ok()) {
+      rc = Fail("stat", s);
+      continue;
+    }
+    if (json) {
+      printf("%s\n  {\"path\": %s, \"type\": \"%s\", \"mode\": %u, \"size\": "
+             "%llu, \"stored\": %llu, \"atime_ns\": %lld, \"mtime_ns\": %lld, "
+             "\"ctime_ns\": %lld, \"checksum\": %s}",
+             i > 1 ? "," : "", Json(a.pos[i]).c_str(), f.is_dir ? "dir" : "file",
+             f.mode, (unsigned long long)f.size, (unsigned long long)f.allocated,
+             (long long)f.atime_ns, (long long)f.mtime_ns, (long long)f.ctime_ns,
+             f.is_dir ? "null" : f.checksum_valid ? "\"set\"" : "\"not set\"");
+    } else {
+      printf("  File: %s\n  Type: %s  Mode: %04o\n  Size: %llu  Stored: %llu\n"
+             "Modify: %s\nChange: %s\nChecksum: %s\n",
+             a.pos[i].c_str(), f.is_dir ? "directory" : "regular file", f.mode,
+             (unsigned long long)f.size, (unsigned long long)f.allocated,
+             TimeString(f.mtime_ns).c_str(), TimeString(f.ctime_ns).c_str(),
+             f.is_dir ? "-" : f.checksum_valid ? "set" : "not set (writer did "
+                                                          "not close the file)");
+    }
+  }
+  if (json) printf("\n]\n");
+  return rc;
+}
+
+int Cat(int argc, char** argv) {
+  Args a = ParseArgs("cat", argc, argv, "", "");
+  if (a.pos.size() < 2) Usage("cat", "need ROOT PATH...");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(a.pos[0], &fs);
+  if (!s.ok()) return Fail("cat", s);
+  std::vector<char> buf(4u << 20);
+  for (size_t i = 1; i < a.pos.size(); ++i) {
+    std::unique_ptr<File> f;
+    s = fs->OpenFile(a.pos[i], kRead, 0, &f);
+    size_t got = 0;
+    while (s.ok() && (s = f->Read(buf.data(), buf.size(), &got)).ok() && got) {
+      if (fwrite(buf.data(), 1, got, stdout) != got) {
+        return Fail("cat", Status::IOError("write to stdout failed"));
+      }
+    }
+    if (!s.ok()) return Fail("cat", s);
+  }
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
+bool AllZero(const char* p, size_t n) {
+  static const char zeros[4096] = {};
+  for (size_t i = 0; i < n; i += sizeof zeros) {
+    if (memcmp(p + i, zeros, std::min(sizeof zeros, n - i)) != 0) return false;
+  }
+  return true;
+}
+
+// Copies one stored file to a plain file, leaving zero blocks as holes.
+Status ExportFile(FileSystem* fs, const std::string& path,
+                  const std::string& dest, const FileInfo& info,
+                  Progress* progress) {
+  std::unique_ptr<File> f;
+  Status s = fs->OpenFile(path, kRead, 0, &f);
+  if (!s.ok()) return s;
+  int fd = open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                info.mode & 07777);
+  if (fd < 0) return Status::IOError("cannot create " + dest + ": " + strerror(errno));
+  std::vector<char> buf(4u << 20);
+  uint64_t off = 0;
+  size_t got = 0;
+  while (s.ok() && (s = f->Read(buf.data(), buf.size(), &got)).ok() && got > 0) {
+    for (size_t i = 0; s.ok() && i < got; i += 65536) {
+      const size_t n = std::min<size_t>(65536, got - i);
+      if (AllZero(buf.data() + i, n)) continue;  // a hole in the copy too
+      if (pwrite(fd, buf.data() + i, n, off + i) != static_cast<ssize_t>(n)) {
+        s = Status::IOError("cannot write " + dest + ": " + strerror(errno));
+      }
+    }
+    off += got;
+    progress->Add(got, 0);
+  }
+  if (s.ok() && ftruncate(fd, static_cast<off_t>(info.size)) != 0) {
+    s = Status::IOError("cannot size " + dest + ": " + strerror(errno));
+  }
+  struct timespec times[2] = {
+      {static_cast<time_t>(info.atime_ns / 1000000000), info.atime_ns % 1000000000},
+      {static_cast<time_t>(info.mtime_ns / 1000000000), info.mtime_ns % 1000000000}};
+  if (s.ok()) futimens(fd, times);
+  if (close(fd) != 0 && s.ok()) s = Status::IOError("cannot close " + dest);
+  progress->Add(0, 1);
+  return s;
+}
+
+int Export(int argc, char** argv) {
+  Args a = ParseArgs("export", argc, argv, " -j ", " -q ");
+  if (a.pos.size() != 2 && a.pos.size() != 3) Usage("export", "need ROOT [PATH] DEST");
+  const std::string root = a.pos[0], dest = a.pos.back();
+  const std::string base = a.pos.size() == 3 ? a.pos[1] : "/";
+  const int jobs = a.flags.count("-j") ? atoi(a.flags["-j"].c_str()) : 4;
+  if (jobs < 1) Usage("export", "-j must be >= 1");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(root, &fs);
+  if (!s.ok()) return Fail("export", s);
+  std::string norm;
+  s = NormalizePath(base, &norm);
+  if (mkdir(dest.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Fail("export", Status::IOError("cannot create " + dest + ": " +
+                                          strerror(errno)));
+  }
+  struct Job {
+    std::string path, dest;
+    FileInfo info;
+  };
+  std::vector<Job> files;
+  uint64_t total = 0;
+  std::vector<std::pair<std::string, FileInfo>> dirs;
+  if (s.ok()) {
+    s = Walk(fs.get(), norm, [&](const std::string& p, const FileInfo& info) {
+      std::string rel = norm == "/" ? p : p.substr(norm.size());
+      std::string out = dest + rel;
+      if (info.is_dir) {
+        if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+          return Status::IOError("cannot create " + out + ": " + strerror(errno));
+        }
+        dirs.push_back({out, info});
+      } else {
+        if (rel.empty()) out = dest + "/" + p.substr(p.rfind('/') + 1);
+        files.push_back({p, out, info});
+        total += info.size;
+      }
+      return Status::OK();
+    });
+  }
+  if (!s.ok()) return Fail("export", s);
+  Progress progress("export", total, files.size(), a.flags.count("-q"));
+  std::atomic<size_t> next{0};
+  std::mutex err_mu;
+  Status first_error;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < files.size();) {
+        Status e = ExportFile(fs.get(), files[i].path, files[i].dest,
+                              files[i].info, &progress);
+        if (!e.ok()) {
+          std::lock_guard<std::mutex> lock(err_mu);
+          if (first_error.ok()) first_error = e;
+          fprintf(stderr, "sluice export: %s\n", e.ToString().c_str());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {  // after contents
+    chmod(it->first.c_str(), it->second.mode & 07777);
+  }
+  progress.Finish();
+  return first_error.ok() ? 0 : 1;
+}
+
+// Copies one plain file in, data regions only (holes stay holes).
+Status ImportFile(const std::string& src, FileSystem* fs, const std::string& path,
+                  const struct stat& st, Progress* progress) {
+  int fd = open(src.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("cannot open " + src + ": " + strerror(errno));
+  std::unique_ptr<File> f;
+  Status s = fs->OpenFile(path, kWrite | kCreate | kTruncate, st.st_mode & 07777, &f);
+  std::vector<char> buf(4u << 20);
+  off_t pos = 0;
+  while (s.ok() && pos < st.st_size) {
+    off_t data = lseek(fd, pos, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // only a hole remains
+    if (data < 0) data = pos;  // no SEEK_DATA here: copy everything
+    off_t hole = lseek(fd, data, SEEK_HOLE);
+    if (hole < 0) hole = st.st_size;
+    for (off_t o = data; s.ok() && o < hole;) {
+      ssize_t n = pread(fd, buf.data(), std::min<off_t>(buf.size(), hole - o), o);
+      if (n <= 0) {
+        s = Status::IOError("cannot read " + src + ": " + strerror(errno));
+        break;
+      }
+      s = f->PWrite(buf.data(), static_cast<size_t>(n), static_cast<uint64_t>(o));
+      o += n;
+      progress->Add(static_cast<uint64_t>(n), 0);
+    }
+    pos = hole;
+  }
+  if (s.ok()) s = f->Truncate(static_cast<uint64_t>(st.st_size));
+  Status c = f ? f->Close() : Status::OK();
+  close(fd);
+  progress->Add(0, 1);
+  return s.ok() ? c : s;
+}
+
+Status ScanTree(const std::string& src, std::vector<std::pair<std::string, struct stat>>* out,
+                uint64_t* total) {
+  struct stat st;
+  if (lstat(src.c_str(), &st) != 0) {
+    return Status::IOError("cannot stat " + src + ": " + strerror(errno));
+  }
+  out->push_back({src, st});
+  if (S_ISREG(st.st_mode)) *total += static_cast<uint64_t>(st.st_size);
+  if (!S_ISDIR(st.st_mode)) return Status::OK();
+  DIR* d = opendir(src.c_str());
+  if (d == nullptr) return Status::IOError("cannot open " + src + ": " + strerror(errno));
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(d)) {
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names.push_back(e->d_name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    Status s = ScanTree(src + "/" + n, out, total);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+int Import(int argc, char** argv) {
+  Args a = ParseArgs("import", argc, argv, " -w ", " -q ");
+  if (a.pos.size() != 2 && a.pos.size() != 3) Usage("import", "need SRC ROOT [PATH]");
+  std::string src = a.pos[0];
+  while (src.size() > 1 && src.back() == '/') src.pop_back();
+  const int writer = a.flags.count("-w") ? atoi(a.flags["-w"].c_str()) : 0;
+  if (writer < 0) Usage("import", "-w must be >= 0");
+  std::vector<std::pair<std::string, struct stat>> tree;
+  uint64_t total = 0;
+  Status s = ScanTree(src, &tree, &total);
+  if (!s.ok()) return Fail("import", s);
+  std::unique_ptr<FileSystem> fs;
+  s = FileSystem::Open(FsOptions(), a.pos[1], writer, &fs);
+  if (!s.ok()) return Fail("import", s);
+  std::string base = a.pos.size() == 3 ? a.pos[2] : "/";
+  Progress progress("import", total, tree.size(), a.flags.count("-q"));
+  const bool src_is_dir = S_ISDIR(tree[0].second.st_mode);
+  for (const auto& [p, st] : tree) {
+    std::string rel = p.substr(src.size());
+    std::string dst = src_is_dir ? base + rel
+                                 : Join(base, p.substr(p.rfind('/') + 1));
+    if (S_ISDIR(st.st_mode)) {
+      if (rel.empty() && base == "/") continue;
+      s = fs->Mkdir(dst, st.st_mode & 07777);
+      if (s.code() == Code::kAlreadyExists) s = Status::OK();
+    } else if (S_ISREG(st.st_mode)) {
+      s = ImportFile(p, fs.get(), dst, st, &progress);
+    } else {
+      fprintf(stderr, "sluice import: skipping %s (not a regular file or "
+              "directory)\n", p.c_str());
+    }
+    if (!s.ok()) break;
+  }
+  Status c = fs->Close();
+  if (s.ok()) s = c;
+  progress.Finish();
+  return s.ok() ? 0 : Fail("import", s);
+}
+
+int Rm(int argc, char** argv) {
+  Args a = ParseArgs("rm", argc, argv, "", " -r ");
+  if (a.pos.size() < 2) Usage("rm", "need ROOT PATH...");
+  const std::string root = a.pos[0];
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) return Fail("rm", Status::NotFound(root + ": " + strerror(errno)));
+  std::vector<int> writers;
+  while (struct dirent* e = readdir(d)) {
+    if (strncmp(e->d_name, "writer.", 7) == 0) writers.push_back(atoi(e->d_name + 7));
+  }
+  closedir(d);
+  std::vector<bool> found(a.pos.size(), false);
+  for (int w : writers) {
+    std::unique_ptr<FileSystem> fs;
+    Status s = FileSystem::Open(FsOptions(), root, w, &fs);
+    if (!s.ok()) return Fail("rm", s);
+    for (size_t i = 1; i < a.pos.size(); ++i) {
+      FileInfo info;
+      s = fs->Stat(a.pos[i], &info);
+      if (s.IsNotFound()) continue;
+      found[i] = true;
+      if (s.ok() && info.is_dir && !a.flags.count("-r")) {
+        s = Status::IsADirectory(a.pos[i] + ": is a directory (use -r)");
+      } else if (s.ok() && info.is_dir) {
+        std::vector<std::pair<std::string, bool>> all;
+        s = Walk(fs.get(), a.pos[i], [&](const std::string& p, const FileInfo& fi) {
+          all.push_back({p, fi.is_dir});
+          return Status::OK();
+        });
+        for (auto it = all.rbegin(); s.ok() && it != all.rend(); ++it) {
+          if (it->first == "/") continue;
+          s = it->second ? fs->Rmdir(it->first) : fs->Unlink(it->first);
+        }
+      } else if (s.ok()) {
+        s = fs->Unlink(a.pos[i]);
+      }
+      if (!s.ok()) return Fail("rm", s);
+    }
+    s = fs->Close();
+    if (!s.ok()) return Fail("rm", s);
+  }
+  int rc = 0;
+  for (size_t i = 1; i < a.pos.size(); ++i) {
+    if (!found[i]) rc = Fail("rm", Status::NotFound(a.pos[i] + ": no such file"));
+  }
+  return rc;
+}
+
+int Du(int argc, char** argv) {
+  Args a = ParseArgs("du", argc, argv, "", " --json ");
+  if (a.pos.empty() || a.pos.size() > 2) Usage("du", "need ROOT [PATH]");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(a.pos[0], &fs);
+  const std::string path = a.pos.size() > 1 ? a.pos[1] : "/";
+  uint64_t size = 0, stored = 0, files = 0, dirs = 0;
+  if (s.ok()) {
+    s = Walk(fs.get(), path, [&](const std::string&, const FileInfo& f) {
+      if (f.is_dir) {
+        ++dirs;
+      } else {
+        ++files;
+        size += f.size;
+        stored += f.allocated;
+      }
+      return Status::OK();
+    });
+  }
+  if (!s.ok()) return Fail("du", s);
+  if (a.flags.count("--json")) {
+    printf("{\"path\": %s, \"files\": %llu, \"directories\": %llu, "
+           "\"apparent_bytes\": %llu, \"stored_bytes\": %llu}\n",
+           Json(path).c_str(), (unsigned long long)files,
+           (unsigned long long)dirs, (unsigned long long)size,
+           (unsigned long long)stored);
+  } else {
+    printf("%llu bytes apparent, %llu bytes stored, %llu files, %llu "
+           "directories\t%s\n",
+           (unsigned long long)size, (unsigned long long)stored,
+           (unsigned long long)files, (unsigned long long)dirs, path.c_str());
+  }
+  return 0;
+}
+
+int Verify(int argc, char** argv) {
+  Args a = ParseArgs("verify", argc, argv, "", " --json ");
+  if (a.pos.empty() || a.pos.size() > 2) Usage("verify", "need ROOT [PATH]");
+  std::unique_ptr<FileSystem> fs;
+  Status s = OpenReader(a.pos[0], &fs);
+  if (!s.ok()) return Fail("verify", s);
+  std::vector<std::pair<std::string, Status>> bad, incomplete;
+  uint64_t files = 0, bytes = 0;
+  // A walk that goes on past what it cannot read, naming it.
+  std::function<void(const std::string&)> visit = [&](const std::string& p) {
+    FileInfo f;
+    Status st = fs->Stat(p, &f);
+    if (!st.ok()) {
+      bad.push_back({p, st});
+      return;
+    }
+    if (f.is_dir) {
+      std::vector<DirEntry> entries;
+      st = fs->ReadDir(p, &entries);
+      if (!st.ok()) bad.push_back({p + "/", st});
+      for (const auto& e : entries) visit(Join(p, e.name));
+      return;
+    }
+    ++files;
+    bytes += f.size;
+    Status v = fs->Verify(p);
+    if (v.code() == Code::kIncomplete) {
+      incomplete.push_back({p, v});
+    } else if (!v.ok()) {
+      bad.push_back({p, v});
+    }
+  };
+  std::string start;
+  s = NormalizePath(a.pos.size() > 1 ? a.pos[1] : "/", &start);
+  if (!s.ok()) return Fail("verify", s);
+  visit(start);
+  if (a.flags.count("--json")) {
+    printf("{\"files\": %llu, \"bytes\": %llu, \"bad\": [",
+           (unsigned long long)files, (unsigned long long)bytes);
+    for (size_t i = 0; i < bad.size(); ++i) {
+      printf("%s{\"path\": %s, \"error\": %s}", i ? ", " : "",
+             Json(bad[i].first).c_str(), Json(bad[i].second.ToString()).c_str());
+    }
+    printf("], \"incomplete\": [");
+    for (size_t i = 0; i < incomplete.size(); ++i) {
+      printf("%s%s", i ? ", " : "", Json(incomplete[i].first).c_str());
+    }
+    printf("]}\n");
+  } else {
+    for (auto& [p, st] : bad) printf("BAD %s: %s\n", p.c_str(), st.ToString().c_str());
+    for (auto& [p, st] : incomplete) printf("INCOMPLETE %s: %s\n", p.c_str(), st.message().c_str());
+    printf("verified %llu file(s), %llu bytes: %zu bad, %zu incomplete\n",
+           (unsigned long long)files, (unsigned long long)bytes, bad.size(),
+           incomplete.size());
+  }
+  return bad.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+      !strcmp(argv[1], "help")) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  const std::map<std::string, int (*)(int, char**)> commands = {
+      {"ls", Ls},         {"stat", StatCmd}, {"cat", Cat},   {"export", Export},
+      {"import", Import}, {"rm", Rm},        {"du", Du},     {"verify", Verify}};
+  auto it = commands.find(cmd);
+  if (it == commands.end()) Usage("", "unknown command '" + cmd + "'");
+  return it->second(argc - 2, argv + 2);
+}
+
+}  // namespace tool
+}  // namespace sluice
