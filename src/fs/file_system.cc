@@ -616,7 +616,7 @@ Status WriterFile::PReadLocked(char* buf, size_t n, uint64_t offset,
   if (offset >= size || n == 0) return Status::OK();
   n = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
   s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, n, buf,
-                &cursor_, nullptr);
+                &cursor_);
   if (s.ok()) *got = n;
   return s;
 }

@@ -57,8 +57,7 @@ bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
 }  // namespace
 
 Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
-                 uint64_t offset, size_t n, char* buf, Cursor* c,
-                 std::vector<Piece>* pieces) {
+                 uint64_t offset, size_t n, char* buf, Cursor* c) {
   const std::string prefix = ExtentPrefix(ino);
   const uint64_t end = offset + n;
   uint64_t filled = offset;  // bytes before this are copied or zeroed
@@ -79,10 +78,9 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
     const uint64_t ext_end = start + c->data.size();
     const uint64_t from = std::max(start, offset), to = std::min(ext_end, end);
     if (from < to) {
-      if (!pieces && from > filled) memset(buf + (filled - offset), 0, from - filled);
+      if (from > filled) memset(buf + (filled - offset), 0, from - filled);
       memcpy(buf + (from - offset), c->data.data() + (from - start), to - from);
       filled = to;
-      if (pieces) pieces->push_back({from, to, store->writer()});
     }
     if (ext_end >= end) break;  // stay on this extent for the next read
     c->it->Next();
@@ -93,7 +91,53 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
     return Status(c->it->status().code(),
                   what + ": " + c->it->status().message());
   }
-  if (!pieces && filled < end) memset(buf + (filled - offset), 0, end - filled);
+  if (filled < end) memset(buf + (filled - offset), 0, end - filled);
+  return Status::OK();
+}
+
+// Puts the cursor on the extent starting at `start` (known from the index):
+// the next one after the current, or an exact seek; never a backward seek,
+// so no other file's table block is read.
+Status EnterExtent(FsStore* store, uint64_t ino, uint64_t start,
+                   const std::string& what, Cursor* c) {
+  const std::string prefix = ExtentPrefix(ino);
+  if (!c->it || c->generation != store->generation()) {
+    c->it = PrefixIterator(store->store(), prefix);
+    c->generation = store->generation();
+    c->on_extent = false;
+  }
+  if (c->on_extent && c->ext_off == start) return Status::OK();
+  auto at_start = [&] {
+    return c->it->Valid() && HasPrefix(c->it->key(), prefix) &&
+           KeyOffset(c->it->key()) == start;
+  };
+  bool there = false;
+  if (c->on_extent && start > c->ext_off) {  // usually the next extent
+    c->it->Next();
+    there = at_start();
+  }
+  c->on_extent = false;
+  if (!there) {
+    c->it->Seek(ExtentKey(ino, start));
+    there = at_start();
+  }
+  if (!there) {
+    if (!c->it->status().ok()) {
+      return Status(c->it->status().code(),
+                    what + ": " + c->it->status().message());
+    }
+    return Status::Corruption(what + ": the extent at offset " +
+                              std::to_string(start) +
+                              " is in the index but missing");
+  }
+  std::string_view data;
+  uint64_t sum;
+  Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
+  if (!s.ok()) return s;
+  c->on_extent = true;
+  c->ext_off = start;
+  c->data = data;
+  if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
   return Status::OK();
 }
 
@@ -159,6 +203,35 @@ struct Part {
   Cursor cursor;
   std::unique_ptr<FileChecksum> running;  // sequential whole-file check
   uint64_t summed_to = 0;
+  // The extents (offset, length) from the index, loaded at the first read:
+  // a read then touches only the extents it needs, in the stores that
+  // hold them.
+  std::vector<std::pair<uint64_t, uint64_t>> extents;
+  bool loaded = false;
+
+  Status Load(const std::string& what) {
+    const std::string prefix = IndexPrefix(inode.ino);
+    std::unique_ptr<Iterator> it = PrefixIterator(store->store(), prefix);
+    for (it->Seek(IndexKey(inode.ino, 0));
+         it->Valid() && HasPrefix(it->key(), prefix); it->Next()) {
+      uint64_t len, sum;
+      Status s = DecodeIndex(it->value(), &len, &sum);
+      if (!s.ok()) return Status(s.code(), what + ": " + s.message());
+      extents.emplace_back(KeyOffset(it->key()), len);
+    }
+    loaded = it->status().ok();
+    if (!loaded) {
+      return Status(it->status().code(), what + ": " + it->status().message());
+    }
+    return Status::OK();
+  }
+};
+
+// A piece of a read: bytes [begin, end) of the extent at `start` of part
+// `part`.
+struct Span {
+  uint64_t start, begin, end;
+  size_t part;
 };
 
 class ReaderFile : public File {
@@ -224,43 +297,61 @@ class ReaderFile : public File {
     if (offset != seq_next_) sequential_ = false;
     if (offset >= size_ || n == 0) return Status::OK();
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
-    Status s;
-    if (parts_.size() == 1) {
-      Part& p = *parts_[0];
-      s = ReadRange(p.store, p.inode.ino, path_, offset, n, buf, &p.cursor,
-                    nullptr);
-    } else {
-      memset(buf, 0, n);
-      pieces_.clear();
-      for (auto& p : parts_) {
-        s = ReadRange(p->store, p->inode.ino, path_, offset, n, buf,
-                      &p->cursor, &pieces_);
+    const uint64_t end = offset + n;
+    // Which extents of which writers hold the range, from the indexes.
+    spans_.clear();
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      Part& p = *parts_[i];
+      if (!p.loaded) {
+        Status s = p.Load(path_);
         if (!s.ok()) return s;
       }
-      s = CheckOverlaps();
+      auto it = std::upper_bound(
+          p.extents.begin(), p.extents.end(),
+          std::pair<uint64_t, uint64_t>(offset, ~uint64_t{0}));
+      if (it != p.extents.begin()) --it;
+      for (; it != p.extents.end() && it->first < end; ++it) {
+        const uint64_t b = std::max(it->first, offset);
+        const uint64_t e = std::min(it->first + it->second, end);
+        if (b < e) spans_.push_back({it->first, b, e, i});
+      }
     }
-    if (!s.ok()) return s;
+    if (parts_.size() > 1) {
+      std::sort(spans_.begin(), spans_.end(),
+                [](const Span& a, const Span& b) { return a.begin < b.begin; });
+      for (size_t i = 1; i < spans_.size(); ++i) {
+        if (spans_[i].begin < spans_[i - 1].end) {
+          return Status::Corruption(
+              path_ + ": writers " +
+              std::to_string(parts_[spans_[i - 1].part]->store->writer()) +
+              " and " + std::to_string(parts_[spans_[i].part]->store->writer()) +
+              " both wrote bytes [" + std::to_string(spans_[i].begin) + ", " +
+              std::to_string(std::min(spans_[i].end, spans_[i - 1].end)) +
+              "); writers of one file must not overlap");
+        }
+      }
+    }
+    uint64_t filled = offset;
+    for (const Span& sp : spans_) {
+      Part& p = *parts_[sp.part];
+      Status s = EnterExtent(p.store, p.inode.ino, sp.start, path_, &p.cursor);
+      if (!s.ok()) return s;
+      if (sp.end - sp.start > p.cursor.data.size()) {
+        return Status::Corruption(path_ + ": the extent at offset " +
+                                  std::to_string(sp.start) +
+                                  " is shorter than its index entry says");
+      }
+      if (sp.begin > filled) memset(buf + (filled - offset), 0, sp.begin - filled);
+      memcpy(buf + (sp.begin - offset), p.cursor.data.data() + (sp.begin - sp.start),
+             sp.end - sp.begin);
+      filled = sp.end;
+    }
+    if (filled < end) memset(buf + (filled - offset), 0, end - filled);
     *got = n;
-    seq_next_ = offset + n;
+    seq_next_ = end;
     if (sequential_ && seq_next_ == size_ && !checked_) {
       checked_ = true;
-      s = CheckWhole();
-    }
-    return s;
-  }
-
-  Status CheckOverlaps() {
-    std::sort(pieces_.begin(), pieces_.end(),
-              [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
-    for (size_t i = 1; i < pieces_.size(); ++i) {
-      if (pieces_[i].begin < pieces_[i - 1].end) {
-        return Status::Corruption(
-            path_ + ": writers " + std::to_string(pieces_[i - 1].writer) +
-            " and " + std::to_string(pieces_[i].writer) +
-            " both wrote bytes [" + std::to_string(pieces_[i].begin) + ", " +
-            std::to_string(std::min(pieces_[i].end, pieces_[i - 1].end)) +
-            "); writers of one file must not overlap");
-      }
+      return CheckWhole();
     }
     return Status::OK();
   }
@@ -287,7 +378,7 @@ class ReaderFile : public File {
   uint64_t seq_next_ = 0;
   bool sequential_ = true;
   bool checked_ = false;
-  std::vector<Piece> pieces_;
+  std::vector<Span> spans_;
 };
 
 FileInfo MergeInfo(const std::vector<Inode>& parts) {
@@ -451,6 +542,10 @@ class ReaderFs : public FileSystem {
   Status CheckWriterOverlaps(const std::string& path,
                              const std::vector<Inode>& inodes,
                              const std::vector<FsStore*>& owners) {
+    struct Piece {
+      uint64_t begin, end;
+      int writer;
+    };
     std::vector<Piece> all;
     for (size_t i = 0; i < owners.size(); ++i) {
       const std::string prefix = IndexPrefix(inodes[i].ino);

@@ -27,18 +27,10 @@ struct Cursor {
   std::function<void(uint64_t, uint64_t, uint64_t)> on_extent_entered;
 };
 
-// A byte range [begin, end) that one writer supplied to a read.
-struct Piece {
-  uint64_t begin, end;
-  int writer;
-};
-
-// Copies bytes [offset, offset + n) of `ino` into buf. Holes read as zeros,
-// unless `pieces` is given: then only the stored bytes are copied and
-// recorded there (the caller zeroed the buffer and merges writers).
+// Copies bytes [offset, offset + n) of `ino` into buf; holes read as zeros.
+// For a writer's own files, whose extents change as it writes.
 Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
-                 uint64_t offset, size_t n, char* buf, Cursor* cursor,
-                 std::vector<Piece>* pieces);
+                 uint64_t offset, size_t n, char* buf, Cursor* cursor);
 
 // Checks every extent and index entry of a file, and the file checksum.
 // Incomplete when the writer never closed the file (no checksum).
