@@ -137,54 +137,38 @@ class WriterFs : public FileSystem {
 
   Status OpenFile(const std::string& raw, int flags, uint32_t mode,
                   std::unique_ptr<File>* file) override {
-    std::string path;
-    Status s = NormalizePath(raw, &path);
-    if (!s.ok()) return s;
     std::unique_ptr<WriterFile> f;
+    Resolved r;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (closed_) return Closed();
-      Inode parent, inode;
-      std::string name;
-      bool exists;
-      s = store_->Resolve(path, &parent, &name, &inode, &exists);
+      Status s = ResolveLocked(raw, &r);
       if (!s.ok()) return s;
-      if (exists && (flags & kCreate) && (flags & kExclusive)) {
-        return Status::AlreadyExists(path + ": file exists");
+      if (r.exists && (flags & kCreate) && (flags & kExclusive)) {
+        return Status::AlreadyExists(r.path + ": file exists");
       }
-      if (exists && inode.type == FileType::kDirectory) {
-        return Status::IsADirectory(path + ": is a directory");
+      if (r.exists && r.inode.type == FileType::kDirectory) {
+        return Status::IsADirectory(r.path + ": is a directory");
       }
-      if (!exists) {
-        if (!(flags & kCreate)) return Status::NotFound(path + ": no such file");
-        WriteBatch b;
-        inode = Inode();
-        inode.ino = store_->AllocateIno(&b);
-        inode.type = FileType::kFile;
-        inode.mode = mode & 07777;
-        inode.flags = kChecksumStale;  // set by its first close
-        inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
-        FsStore::PutInode(&b, inode);
-        b.Put(DirentKey(parent.ino, name),
-              EncodeDirent(inode.ino, FileType::kFile));
-        parent.mtime_ns = parent.ctime_ns = inode.mtime_ns;
-        FsStore::PutInode(&b, parent);
-        s = store_->Write(b);
+      if (!r.exists) {
+        if (!(flags & kCreate)) {
+          return Status::NotFound(r.path + ": no such file");
+        }
+        s = CreateLocked(&r, FileType::kFile, mode);
         if (!s.ok()) return s;
       }
-      std::shared_ptr<OpenInode>& st = open_[inode.ino];
+      std::shared_ptr<OpenInode>& st = open_[r.inode.ino];
       if (!st) {
         st = std::make_shared<OpenInode>();
-        st->inode = inode;
-        if (!exists) st->extent_end_known = true;  // new: no extents
+        st->inode = r.inode;
+        if (!r.exists) st->extent_end_known = true;  // new: no extents
       }
-      st->path = path;
+      st->path = r.path;
       ++st->opens;
-      f = std::make_unique<WriterFile>(this, st, flags, path);
+      f = std::make_unique<WriterFile>(this, st, flags, r.path);
     }
     // Outside the namespace lock: a failing handle's Close takes it again.
     if ((flags & kTruncate) && Writable(flags)) {
-      s = f->Truncate(0);
+      Status s = f->Truncate(0);
       if (!s.ok()) return s;
     }
     *file = std::move(f);
@@ -215,140 +199,105 @@ class WriterFs : public FileSystem {
   }
 
   Status Mkdir(const std::string& raw, uint32_t mode) override {
-    std::string path;
-    Status s = NormalizePath(raw, &path);
-    if (!s.ok()) return s;
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return Closed();
-    Inode parent, inode;
-    std::string name;
-    bool exists;
-    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    Resolved r;
+    Status s = ResolveLocked(raw, &r);
     if (!s.ok()) return s;
-    if (exists) return Status::AlreadyExists(path + ": file exists");
-    WriteBatch b;
-    inode = Inode();
-    inode.ino = store_->AllocateIno(&b);
-    inode.type = FileType::kDirectory;
-    inode.mode = mode & 07777;
-    inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
-    FsStore::PutInode(&b, inode);
-    b.Put(DirentKey(parent.ino, name),
-          EncodeDirent(inode.ino, FileType::kDirectory));
-    parent.mtime_ns = parent.ctime_ns = inode.mtime_ns;
-    FsStore::PutInode(&b, parent);
-    return store_->Write(b);
+    if (r.exists) return Status::AlreadyExists(r.path + ": file exists");
+    return CreateLocked(&r, FileType::kDirectory, mode);
   }
 
   Status Rmdir(const std::string& raw) override {
-    std::string path;
-    Status s = NormalizePath(raw, &path);
-    if (!s.ok()) return s;
-    if (path == "/") return Status::InvalidArgument("cannot remove the root");
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return Closed();
-    Inode parent, inode;
-    std::string name;
-    bool exists;
-    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    Resolved r;
+    Status s = ResolveLocked(raw, &r);
     if (!s.ok()) return s;
-    if (!exists) return Status::NotFound(path + ": no such directory");
-    if (inode.type != FileType::kDirectory) {
-      return Status::NotADirectory(path + ": not a directory");
+    if (r.path == "/") return Status::InvalidArgument("cannot remove the root");
+    if (!r.exists) return Status::NotFound(r.path + ": no such directory");
+    if (r.inode.type != FileType::kDirectory) {
+      return Status::NotADirectory(r.path + ": not a directory");
     }
     bool empty;
-    s = store_->DirIsEmpty(inode.ino, &empty);
+    s = store_->DirIsEmpty(r.inode.ino, &empty);
     if (!s.ok()) return s;
-    if (!empty) return Status::NotEmpty(path + ": directory not empty");
+    if (!empty) return Status::NotEmpty(r.path + ": directory not empty");
     WriteBatch b;
-    b.Delete(DirentKey(parent.ino, name));
-    b.Delete(InodeKey(inode.ino));
-    parent.mtime_ns = parent.ctime_ns = NowNanos();
-    FsStore::PutInode(&b, parent);
+    b.Delete(DirentKey(r.parent.ino, r.name));
+    b.Delete(InodeKey(r.inode.ino));
+    r.parent.mtime_ns = r.parent.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, r.parent);
     return store_->Write(b);
   }
 
   Status Unlink(const std::string& raw) override {
-    std::string path;
-    Status s = NormalizePath(raw, &path);
-    if (!s.ok()) return s;
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return Closed();
-    Inode parent, inode;
-    std::string name;
-    bool exists;
-    s = store_->Resolve(path, &parent, &name, &inode, &exists);
+    Resolved r;
+    Status s = ResolveLocked(raw, &r);
     if (!s.ok()) return s;
-    if (!exists) return Status::NotFound(path + ": no such file");
-    if (inode.type == FileType::kDirectory) {
-      return Status::IsADirectory(path + ": is a directory");
+    if (!r.exists) return Status::NotFound(r.path + ": no such file");
+    if (r.inode.type == FileType::kDirectory) {
+      return Status::IsADirectory(r.path + ": is a directory");
     }
     WriteBatch b;
-    b.Delete(DirentKey(parent.ino, name));
-    parent.mtime_ns = parent.ctime_ns = NowNanos();
-    FsStore::PutInode(&b, parent);
+    b.Delete(DirentKey(r.parent.ino, r.name));
+    r.parent.mtime_ns = r.parent.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, r.parent);
     s = store_->Write(b);
-    if (s.ok()) s = DropInodeLocked(inode.ino);
+    if (s.ok()) s = DropInodeLocked(r.inode.ino);
     return s;
   }
 
   Status Rename(const std::string& raw_from, const std::string& raw_to) override {
-    std::string from, to;
-    Status s = NormalizePath(raw_from, &from);
-    if (s.ok()) s = NormalizePath(raw_to, &to);
-    if (!s.ok()) return s;
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return Closed();
-    Inode fparent, finode, tparent, tinode;
-    std::string fname, tname;
-    bool fexists, texists;
-    s = store_->Resolve(from, &fparent, &fname, &finode, &fexists);
+    Resolved f, t;
+    Status s = ResolveLocked(raw_from, &f);
     if (!s.ok()) return s;
-    if (!fexists) return Status::NotFound(from + ": no such file");
-    if (from == "/" || to == "/") {
+    if (!f.exists) return Status::NotFound(f.path + ": no such file");
+    s = ResolveLocked(raw_to, &t);
+    if (!s.ok() && !s.IsNotFound()) return s;
+    if (f.path == "/" || t.path == "/") {
       return Status::InvalidArgument("cannot rename the root");
     }
-    if (finode.type == FileType::kDirectory &&
-        (to == from || to.rfind(from + "/", 0) == 0)) {
-      if (to == from) return Status::OK();
-      return Status::InvalidArgument("cannot move " + from +
-                                     " into itself (" + to + ")");
+    if (f.inode.type == FileType::kDirectory &&
+        (t.path == f.path || t.path.rfind(f.path + "/", 0) == 0)) {
+      if (t.path == f.path) return Status::OK();
+      return Status::InvalidArgument("cannot move " + f.path +
+                                     " into itself (" + t.path + ")");
     }
-    s = store_->Resolve(to, &tparent, &tname, &tinode, &texists);
     if (!s.ok()) return s;
-    if (texists && tinode.ino == finode.ino) return Status::OK();
-    if (texists) {
-      if (tinode.type == FileType::kDirectory) {
-        if (finode.type != FileType::kDirectory) {
-          return Status::IsADirectory(to + ": is a directory");
+    if (t.exists && t.inode.ino == f.inode.ino) return Status::OK();
+    if (t.exists) {
+      if (t.inode.type == FileType::kDirectory) {
+        if (f.inode.type != FileType::kDirectory) {
+          return Status::IsADirectory(t.path + ": is a directory");
         }
         bool empty;
-        s = store_->DirIsEmpty(tinode.ino, &empty);
+        s = store_->DirIsEmpty(t.inode.ino, &empty);
         if (!s.ok()) return s;
-        if (!empty) return Status::NotEmpty(to + ": directory not empty");
-      } else if (finode.type == FileType::kDirectory) {
-        return Status::NotADirectory(to + ": not a directory");
+        if (!empty) return Status::NotEmpty(t.path + ": directory not empty");
+      } else if (f.inode.type == FileType::kDirectory) {
+        return Status::NotADirectory(t.path + ": not a directory");
       }
     }
     WriteBatch b;
     const int64_t now = NowNanos();
-    b.Delete(DirentKey(fparent.ino, fname));
-    b.Put(DirentKey(tparent.ino, tname), EncodeDirent(finode.ino, finode.type));
-    if (texists && tinode.type == FileType::kDirectory) {
-      b.Delete(InodeKey(tinode.ino));
+    b.Delete(DirentKey(f.parent.ino, f.name));
+    b.Put(DirentKey(t.parent.ino, t.name), EncodeDirent(f.inode.ino, f.inode.type));
+    if (t.exists && t.inode.type == FileType::kDirectory) {
+      b.Delete(InodeKey(t.inode.ino));
     }
-    fparent.mtime_ns = fparent.ctime_ns = now;
-    FsStore::PutInode(&b, fparent);
-    if (tparent.ino != fparent.ino) {
-      tparent.mtime_ns = tparent.ctime_ns = now;
-      FsStore::PutInode(&b, tparent);
+    f.parent.mtime_ns = f.parent.ctime_ns = now;
+    FsStore::PutInode(&b, f.parent);
+    if (t.parent.ino != f.parent.ino) {
+      t.parent.mtime_ns = t.parent.ctime_ns = now;
+      FsStore::PutInode(&b, t.parent);
     }
     s = store_->Write(b);
-    if (s.ok() && texists && tinode.type == FileType::kFile) {
-      s = DropInodeLocked(tinode.ino);
+    if (s.ok() && t.exists && t.inode.type == FileType::kFile) {
+      s = DropInodeLocked(t.inode.ino);
     }
-    std::shared_ptr<OpenInode> st = FindLocked(finode.ino);
-    if (st) st->path = to;
+    std::shared_ptr<OpenInode> st = FindLocked(f.inode.ino);
+    if (st) st->path = t.path;
     return s;
   }
 
@@ -514,15 +463,43 @@ class WriterFs : public FileSystem {
                                    " is closed");
   }
 
-  Status Lookup(const std::string& raw, Inode* inode) {
+  // A path looked up under mu_: where it is, and what is there.
+  struct Resolved {
     std::string path, name;
-    Status s = NormalizePath(raw, &path);
+    Inode parent, inode;
+    bool exists = false;
+  };
+  Status ResolveLocked(const std::string& raw, Resolved* r) {
+    Status s = NormalizePath(raw, &r->path);
     if (!s.ok()) return s;
-    Inode parent;
-    bool exists;
+    if (closed_) return Closed();
+    return store_->Resolve(r->path, &r->parent, &r->name, &r->inode,
+                           &r->exists);
+  }
+
+  // Creates a file or directory at r's path (which does not exist yet).
+  Status CreateLocked(Resolved* r, FileType type, uint32_t mode) {
+    WriteBatch b;
+    Inode& inode = r->inode;
+    inode = Inode();
+    inode.ino = store_->AllocateIno(&b);
+    inode.type = type;
+    inode.mode = mode & 07777;
+    if (type == FileType::kFile) inode.flags = kChecksumStale;  // set at close
+    inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
+    FsStore::PutInode(&b, inode);
+    b.Put(DirentKey(r->parent.ino, r->name), EncodeDirent(inode.ino, type));
+    r->parent.mtime_ns = r->parent.ctime_ns = inode.mtime_ns;
+    FsStore::PutInode(&b, r->parent);
+    return store_->Write(b);
+  }
+
+  Status Lookup(const std::string& raw, Inode* inode) {
     std::lock_guard<std::mutex> lock(mu_);
-    s = store_->Resolve(path, &parent, &name, inode, &exists);
-    if (s.ok() && !exists) s = Status::NotFound(path + ": no such file");
+    Resolved r;
+    Status s = ResolveLocked(raw, &r);
+    if (s.ok() && !r.exists) s = Status::NotFound(r.path + ": no such file");
+    if (s.ok()) *inode = r.inode;
     return s;
   }
 

@@ -54,6 +54,21 @@ bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
   return c->it->Valid() && HasPrefix(c->it->key(), prefix);
 }
 
+// Decodes and verifies the extent the cursor's iterator is on, at `start`,
+// and makes it the cursor's current extent.
+Status TakeExtent(uint64_t ino, uint64_t start, const std::string& what,
+                  Cursor* c) {
+  std::string_view data;
+  uint64_t sum;
+  Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
+  if (!s.ok()) return s;
+  c->on_extent = true;
+  c->ext_off = start;
+  c->data = data;
+  if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
@@ -66,14 +81,8 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
     const uint64_t start = c->on_extent ? c->ext_off : KeyOffset(c->it->key());
     if (start >= end) break;
     if (!c->on_extent) {
-      std::string_view data;
-      uint64_t sum;
-      Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
+      Status s = TakeExtent(ino, start, what, c);
       if (!s.ok()) return s;
-      c->on_extent = true;
-      c->ext_off = start;
-      c->data = data;
-      if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
     }
     const uint64_t ext_end = start + c->data.size();
     const uint64_t from = std::max(start, offset), to = std::min(ext_end, end);
@@ -130,15 +139,7 @@ Status EnterExtent(FsStore* store, uint64_t ino, uint64_t start,
                               std::to_string(start) +
                               " is in the index but missing");
   }
-  std::string_view data;
-  uint64_t sum;
-  Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
-  if (!s.ok()) return s;
-  c->on_extent = true;
-  c->ext_off = start;
-  c->data = data;
-  if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
-  return Status::OK();
+  return TakeExtent(ino, start, what, c);
 }
 
 Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path) {
