@@ -31,6 +31,9 @@ class Pattern {
   uint64_t Word(uint64_t offset) const;
   uint64_t seed_;
   uint64_t base_[64];  // 512 bytes
+  // Expected bytes for the fast check (Verify runs inside the timed read
+  // loop, so it must cost far less than the I/O it checks).
+  mutable std::string expected_;
 };
 
 }  // namespace bench
