@@ -159,17 +159,27 @@ Status OpenReader(const std::string& root, std::unique_ptr<FileSystem>* fs) {
 }
 
 // Calls fn(path, info) for `path` and, if a directory, everything below it
-// (parents before children).
-Status Walk(FileSystem* fs, const std::string& path,
-            const std::function<Status(const std::string&, const FileInfo&)>& fn) {
+// (parents before children). A path that cannot be read stops the walk, or,
+// given `on_error`, is passed to it and the walk goes on.
+using WalkFn = std::function<Status(const std::string&, const FileInfo&)>;
+using WalkErrorFn = std::function<void(const std::string&, const Status&)>;
+Status Walk(FileSystem* fs, const std::string& path, const WalkFn& fn,
+            const WalkErrorFn& on_error = nullptr) {
+  auto failed = [&](const std::string& what, const Status& s) {
+    if (!on_error) return s;
+    on_error(what, s);
+    return Status::OK();
+  };
   FileInfo info;
   Status s = fs->Stat(path, &info);
-  if (s.ok()) s = fn(path, info);
+  if (!s.ok()) return failed(path, s);
+  s = fn(path, info);
   if (!s.ok() || !info.is_dir) return s;
   std::vector<DirEntry> entries;
   s = fs->ReadDir(path, &entries);
+  if (!s.ok()) s = failed(path + "/", s);
   for (size_t i = 0; s.ok() && i < entries.size(); ++i) {
-    s = Walk(fs, Join(path, entries[i].name), fn);
+    s = Walk(fs, Join(path, entries[i].name), fn, on_error);
   }
   return s;
 }
@@ -620,34 +630,25 @@ int Verify(int argc, char** argv) {
   if (!s.ok()) return Fail("verify", s);
   std::vector<std::pair<std::string, Status>> bad, incomplete;
   uint64_t files = 0, bytes = 0;
-  // A walk that goes on past what it cannot read, naming it.
-  std::function<void(const std::string&)> visit = [&](const std::string& p) {
-    FileInfo f;
-    Status st = fs->Stat(p, &f);
-    if (!st.ok()) {
-      bad.push_back({p, st});
-      return;
-    }
-    if (f.is_dir) {
-      std::vector<DirEntry> entries;
-      st = fs->ReadDir(p, &entries);
-      if (!st.ok()) bad.push_back({p + "/", st});
-      for (const auto& e : entries) visit(Join(p, e.name));
-      return;
-    }
-    ++files;
-    bytes += f.size;
-    Status v = fs->Verify(p);
-    if (v.code() == Code::kIncomplete) {
-      incomplete.push_back({p, v});
-    } else if (!v.ok()) {
-      bad.push_back({p, v});
-    }
-  };
   std::string start;
   s = NormalizePath(a.pos.size() > 1 ? a.pos[1] : "/", &start);
   if (!s.ok()) return Fail("verify", s);
-  visit(start);
+  // Goes on past what it cannot read, naming it among the bad.
+  Walk(
+      fs.get(), start,
+      [&](const std::string& p, const FileInfo& f) {
+        if (f.is_dir) return Status::OK();
+        ++files;
+        bytes += f.size;
+        Status v = fs->Verify(p);
+        if (v.code() == Code::kIncomplete) {
+          incomplete.push_back({p, v});
+        } else if (!v.ok()) {
+          bad.push_back({p, v});
+        }
+        return Status::OK();
+      },
+      [&](const std::string& p, const Status& e) { bad.push_back({p, e}); });
   if (a.flags.count("--json")) {
     printf("{\"files\": %llu, \"bytes\": %llu, \"bad\": [",
            (unsigned long long)files, (unsigned long long)bytes);

@@ -213,10 +213,10 @@ struct Latencies {
 // One phase of one repetition. Returns the aggregate result; counts bad
 // bytes into *errors when verifying.
 IterResult Phase(Api* api, const std::string& api_name, const Params& p,
-                 Access access, int iter, bool verify, bool timed_reorder,
+                 Access access, int iter, bool verify, bool reorder,
                  Buffer* buf, uint64_t* errors, Latencies* lat) {
   Layout layout{p};
-  const int d = access == Access::kRead && timed_reorder
+  const int d = access == Access::kRead && reorder
                     ? (rank + p.reorder_shift) % tasks
                     : rank;
   const OpenInfo info = layout.Info(access, d);
