@@ -1,6 +1,7 @@
 // A randomised model test: random operations on one Sluice file and on a
 // real file on disk; every read must return the same bytes from both.
-// 20 seeds x 5000 operations, on each backend.
+// 20 seeds x 5000 operations, on each backend (value-log layout) and on
+// RocksDB with the lsm layout.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,7 +38,11 @@ TEST_P(FsModelTest, EveryReadMatchesARealFile) {
   std::mt19937_64 rng(seed * 7919 + 17);
   TempDir dir;
   FsOptions options;
-  ASSERT_OK(options.store.Set("backend", backend));
+  const std::string param = backend;  // BACKEND or BACKEND_lsm
+  ASSERT_OK(options.store.Set("backend", param.substr(0, param.find('_'))));
+  if (param.find("_lsm") != std::string::npos) {
+    options.store.layout = StoreLayout::kLsm;
+  }
   options.extent_bytes = 256u << 10;
   std::unique_ptr<FileSystem> fs;
   ASSERT_OK(FileSystem::Open(options, dir.Sub("fs"), 0, &fs));
@@ -128,7 +133,7 @@ TEST_P(FsModelTest, EveryReadMatchesARealFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Seeds, FsModelTest,
-    ::testing::Combine(::testing::Values("rocksdb", "leveldb"),
+    ::testing::Combine(::testing::Values("rocksdb", "leveldb", "rocksdb_lsm"),
                        ::testing::Range(1, 21)),
     [](const auto& info) {
       return std::string(std::get<0>(info.param)) + "_seed" +

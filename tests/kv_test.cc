@@ -26,10 +26,17 @@ struct Config {
 // Both backends, and the code paths their options select: LevelDB without a
 // log buffers updates in Sluice; with a log it writes straight through and
 // appends by read-modify-write; RocksDB with blob files separates values.
+// Each backend also with the lsm layout (values in the tree, as LSMIO keeps
+// them) and the value log without O_DIRECT (as on tmpfs) and with tiny log
+// files, so that pointers cross files.
 const Config kConfigs[] = {
     {"rocksdb", "backend=rocksdb"},
-    {"rocksdb_blob", "backend=rocksdb,blob_files=1,direct_io_flush=1"},
+    {"rocksdb_lsm", "backend=rocksdb,layout=lsm"},
+    {"rocksdb_vlog_buffered", "backend=rocksdb,vlog_direct_io=0,"
+                              "vlog_file_bytes=1m,write_buffer_size=256k"},
+    {"rocksdb_blob", "backend=rocksdb,layout=lsm,blob_files=1,direct_io_flush=1"},
     {"leveldb", "backend=leveldb"},
+    {"leveldb_lsm", "backend=leveldb,layout=lsm"},
     {"leveldb_wal", "backend=leveldb,wal=1"},
 };
 
@@ -455,12 +462,14 @@ TEST_P(OpenErrorTest, MissingStoreWithoutCreate) {
 
 // Writes a header per the format in src/store/header.h, independently of
 // the library's encoder.
-std::string MakeHeader(uint32_t version, uint32_t backend, uint32_t size = 64) {
+std::string MakeHeader(uint32_t version, uint32_t backend, uint32_t size = 64,
+                       uint32_t layout = 0) {
   std::string h(size, '\0');
   memcpy(&h[0], "SLUICEKV", 8);
   memcpy(&h[8], &version, 4);
   memcpy(&h[12], &size, 4);
   memcpy(&h[16], &backend, 4);
+  memcpy(&h[32], &layout, 4);
   uint64_t sum = XXH64(h.data(), size - 8, 0);
   memcpy(&h[size - 8], &sum, 8);
   return h;
@@ -475,7 +484,8 @@ TEST_P(OpenErrorTest, HeaderMatchesTheDocumentedFormat) {
   std::ifstream in(path + "/SLUICE", std::ios::binary);
   std::string data((std::istreambuf_iterator<char>(in)), {});
   ASSERT_EQ(data.size(), 64u);
-  std::string want = MakeHeader(1, static_cast<uint32_t>(kind));
+  std::string want = MakeHeader(2, static_cast<uint32_t>(kind), 64,
+                                static_cast<uint32_t>(store->layout()));
   // Bytes 24..31 hold the creation time; compare everything else.
   EXPECT_EQ(data.substr(0, 24), want.substr(0, 24));
   EXPECT_EQ(data.substr(32, 24), want.substr(32, 24));
@@ -492,10 +502,53 @@ TEST_P(OpenErrorTest, StoreOfNewerFormatVersion) {
   ASSERT_OK(store->Close());
   store.reset();
   // A future version with a longer header: still verifiable, refused.
-  WriteFile(path + "/SLUICE", MakeHeader(2, static_cast<uint32_t>(kind), 96));
+  WriteFile(path + "/SLUICE",
+            MakeHeader(3, static_cast<uint32_t>(kind), 96, 2));
   Status s = OpenAt(path, &store);
   ExpectError(s, Code::kVersionTooNew, path);
-  EXPECT_NE(s.message().find("version 2"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("version 3"), std::string::npos) << s.ToString();
+}
+
+TEST_P(OpenErrorTest, VersionOneHeaderMeansLsmLayout) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  StoreOptions o = Options();
+  o.layout = StoreLayout::kLsm;
+  ASSERT_OK(Store::Open(o, path, &store));
+  BackendKind kind = store->backend();
+  ASSERT_OK(store->Put("k", std::string(10000, 'v')));
+  ASSERT_OK(store->Close());
+  store.reset();
+  // Version 1 had no layout field: zero there is the lsm layout.
+  WriteFile(path + "/SLUICE", MakeHeader(1, static_cast<uint32_t>(kind)));
+  ASSERT_OK(OpenAt(path, &store));
+  EXPECT_EQ(store->layout(), StoreLayout::kLsm);
+  std::string v;
+  ASSERT_OK(store->Get("k", &v));
+  EXPECT_EQ(v, std::string(10000, 'v'));
+  ASSERT_OK(store->Close());
+  store.reset();
+  // An unknown layout id is refused by name.
+  WriteFile(path + "/SLUICE", MakeHeader(2, static_cast<uint32_t>(kind), 64, 9));
+  Status s = OpenAt(path, &store);
+  ExpectError(s, Code::kNotSupported, path);
+  EXPECT_NE(s.message().find("layout"), std::string::npos) << s.ToString();
+}
+
+TEST_P(OpenErrorTest, WrongLayoutIsRefused) {
+  const std::string path = dir_.Sub("s");
+  std::unique_ptr<Store> store;
+  ASSERT_OK(OpenAt(path, &store));
+  EXPECT_EQ(store->layout(), StoreLayout::kVlog);  // the default
+  ASSERT_OK(store->Close());
+  store.reset();
+  StoreOptions o = Options();
+  o.layout = StoreLayout::kLsm;
+  Status s = Store::Open(o, path, &store);
+  ExpectError(s, Code::kInvalidArgument, path);
+  EXPECT_NE(s.message().find("layout vlog"), std::string::npos) << s.ToString();
+  o.layout = StoreLayout::kDefault;
+  ASSERT_OK(Store::Open(o, path, &store));
 }
 
 TEST_P(OpenErrorTest, CorruptOrTruncatedHeader) {
@@ -503,15 +556,17 @@ TEST_P(OpenErrorTest, CorruptOrTruncatedHeader) {
   std::unique_ptr<Store> store;
   ASSERT_OK(OpenAt(path, &store));
   BackendKind kind = store->backend();
+  const uint32_t layout = static_cast<uint32_t>(store->layout());
   ASSERT_OK(store->Close());
   store.reset();
-  std::string h = MakeHeader(1, static_cast<uint32_t>(kind));
+  std::string h = MakeHeader(2, static_cast<uint32_t>(kind), 64, layout);
   h[20] ^= 1;  // a flipped bit in the flags
   WriteFile(path + "/SLUICE", h);
   ExpectError(OpenAt(path, &store), Code::kCorruption, path);
   WriteFile(path + "/SLUICE", h.substr(0, 30));
   ExpectError(OpenAt(path, &store), Code::kCorruption, path);
-  WriteFile(path + "/SLUICE", MakeHeader(1, static_cast<uint32_t>(kind)));
+  WriteFile(path + "/SLUICE",
+            MakeHeader(2, static_cast<uint32_t>(kind), 64, layout));
   ASSERT_OK(OpenAt(path, &store));  // repaired header opens again
 }
 

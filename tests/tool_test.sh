@@ -68,7 +68,7 @@ echo "innocent" >"$work/csrc/z-bystander"
 "$sluice" import -q "$work/csrc" "$work/cfs" || fail "import victim"
 python3 - "$work/cfs" <<'PY' || fail "could not find the value in the store's files"
 import glob, sys
-for p in sorted(glob.glob(sys.argv[1] + "/writer.*/*/*.sst") + glob.glob(sys.argv[1] + "/writer.*/*/*.ldb")):
+for p in sorted(glob.glob(sys.argv[1] + "/writer.*/*/*.vlog") + glob.glob(sys.argv[1] + "/writer.*/*/*.sst") + glob.glob(sys.argv[1] + "/writer.*/*/*.ldb")):
     b = bytearray(open(p, "rb").read())
     i = b.find(b"CORRUPT-ME-12345;")
     if i >= 0:

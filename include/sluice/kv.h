@@ -98,6 +98,7 @@ class SLUICE_EXPORT Store {
   virtual StoreStats GetStats() const = 0;
   virtual const std::string& path() const = 0;
   virtual BackendKind backend() const = 0;
+  virtual StoreLayout layout() const = 0;
 };
 
 }  // namespace sluice

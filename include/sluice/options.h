@@ -34,12 +34,46 @@ enum class BackendKind : int {
 
 SLUICE_EXPORT const char* BackendName(BackendKind kind);
 
+// Where a store keeps its values.
+enum class StoreLayout : int {
+  // For a new store: kVlog. For an existing store: whatever it was created
+  // with (recorded in its header).
+  kDefault = 0,
+  // Values inside the LSM-tree, as LSMIO keeps them: every value is copied
+  // into the memtable and again into a table file at flush.
+  kLsm = 1,
+  // Values of at least vlog_min_value bytes appended to a value log (the
+  // WiscKey design) through reused, aligned buffers with O_DIRECT; the tree
+  // holds their locations. See docs/BENCHMARKS.md for what each costs.
+  kVlog = 2,
+};
+
+SLUICE_EXPORT const char* LayoutName(StoreLayout layout);
+
 struct SLUICE_EXPORT StoreOptions {
   // Which LSM-tree implementation holds the data. Opening an existing store
   // with an explicit backend other than the one it was created with is an
   // error.
   // Default: kDefault.
   BackendKind backend = BackendKind::kDefault;
+
+  // Where values live (see StoreLayout). Opening an existing store with an
+  // explicit layout other than the one it was created with is an error.
+  // Default: kDefault.
+  StoreLayout layout = StoreLayout::kDefault;
+
+  // Layout vlog: values smaller than this stay in the tree.
+  // Default: 4 KiB.
+  size_t vlog_min_value = 4u << 10;
+
+  // Layout vlog: a new value-log file is started at this size.
+  // Default: 1 GiB.
+  size_t vlog_file_bytes = 1u << 30;
+
+  // Layout vlog: write and read the value log with O_DIRECT where the file
+  // system supports it (tmpfs does not; the log then uses the page cache).
+  // Default: true.
+  bool vlog_direct_io = true;
 
   // Create the store (and missing parent directories) when the path does not
   // exist or is an empty directory. When false, a missing store is NotFound.
@@ -95,7 +129,8 @@ struct SLUICE_EXPORT StoreOptions {
   // Size of the in-memory write buffer (the memtable): updates collect here
   // and reach the disk as one sorted table file when it fills. Larger means
   // larger sequential writes and more memory: a writer holds up to
-  // max_write_buffers of them.
+  // max_write_buffers of them. With layout vlog it is also the value log's
+  // buffer memory: two halves, one filling while the other is written.
   // Default: 32 MiB.
   size_t write_buffer_size = 32u << 20;
 

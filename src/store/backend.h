@@ -52,6 +52,11 @@ Status CheckLevelDBOptions(const StoreOptions& options);
 Status OpenLevelDBBackend(const StoreOptions& options, const std::string& dir,
                           std::unique_ptr<Backend>* out);
 
+// Layout vlog over `tree`: `dir` holds the value log.
+Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
+                       std::unique_ptr<Backend> tree,
+                       std::unique_ptr<Backend>* out);
+
 }  // namespace sluice
 
 #endif  // SLUICE_STORE_BACKEND_H_

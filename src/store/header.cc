@@ -24,6 +24,7 @@ std::string StoreHeader::Encode() const {
   EncodeFixed32(p + 16, static_cast<uint32_t>(backend));
   EncodeFixed32(p + 20, flags);
   EncodeFixed64(p + 24, created_nanos);
+  EncodeFixed32(p + 32, static_cast<uint32_t>(layout));
   EncodeFixed64(p + kHeaderSizeV1 - 8, XXH64(p, kHeaderSizeV1 - 8, 0));
   return out;
 }
@@ -70,6 +71,13 @@ Status StoreHeader::Decode(const std::string& data, const std::string& path,
   out->backend = static_cast<BackendKind>(backend);
   out->flags = DecodeFixed32(p + 20);
   out->created_nanos = DecodeFixed64(p + 24);
+  const uint32_t layout = out->version >= 2 ? DecodeFixed32(p + 32) : 1;
+  if (layout != static_cast<uint32_t>(StoreLayout::kLsm) &&
+      layout != static_cast<uint32_t>(StoreLayout::kVlog)) {
+    return Status::NotSupported("store " + path + " uses unknown layout id " +
+                                std::to_string(layout));
+  }
+  out->layout = static_cast<StoreLayout>(layout);
   return Status::OK();
 }
 

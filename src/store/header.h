@@ -2,14 +2,16 @@
 // tells a Sluice store from any other directory, records the format version
 // and the backend, and is checksummed.
 //
-// Format (little-endian), version 1, 64 bytes:
+// Format (little-endian), version 2, 64 bytes (version 1 had zero at 32,
+// read as layout lsm):
 //   0  8  magic "SLUICEKV"
 //   8  4  format version
 //  12  4  header size in bytes (64); the checksum is always its last 8 bytes
 //  16  4  backend (1 = RocksDB, 2 = LevelDB)
 //  20  4  flags (0)
 //  24  8  creation time, nanoseconds since the epoch
-//  32 24  zero
+//  32  4  layout (1 = lsm, 2 = vlog)
+//  36 20  zero
 //  56  8  XXH64 (seed 0) of bytes [0, header size - 8)
 // A reader checks the magic, then the checksum over the size the header
 // declares (so a newer, longer header is still verified), then the version.
@@ -24,12 +26,13 @@
 
 namespace sluice {
 
-constexpr uint32_t kStoreFormatVersion = 1;
+constexpr uint32_t kStoreFormatVersion = 2;
 constexpr const char kHeaderFileName[] = "SLUICE";
 
 struct StoreHeader {
   uint32_t version = kStoreFormatVersion;
   BackendKind backend = BackendKind::kRocksDB;
+  StoreLayout layout = StoreLayout::kLsm;
   uint32_t flags = 0;
   uint64_t created_nanos = 0;
 

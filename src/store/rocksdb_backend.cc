@@ -9,6 +9,9 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <cstdarg>
+#include <cstdio>
+
 #include "store/backend.h"
 
 namespace sluice {
@@ -47,6 +50,20 @@ class AppendOperator : public rocksdb::AssociativeMergeOperator {
     return true;
   }
   const char* Name() const override { return "sluice.append"; }
+};
+
+// RocksDB's info log, kept off the data root: a full root would otherwise
+// fail the log's own writes (and RocksDB 7.8 asserts on the next one).
+// Errors still reach the caller as a Status; this prints them too.
+class StderrErrorLogger : public rocksdb::Logger {
+ public:
+  StderrErrorLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::ERROR_LEVEL) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    char line[1024];
+    vsnprintf(line, sizeof line, format, ap);
+    fprintf(stderr, "sluice: rocksdb: %s\n", line);
+  }
 };
 
 // Cuts data blocks by size, as RocksDB's default does, but also gives every
@@ -180,7 +197,7 @@ class RocksDBBackend : public Backend {
     // (RocksDB would fadvise(RANDOM) every table file). Measured: stream
     // reads 564 -> 861 MiB/s together with readahead_size below.
     o.advise_random_on_open = false;
-    o.keep_log_file_num = 4;
+    o.info_log = std::make_shared<StderrErrorLogger>();
     o.merge_operator = std::make_shared<AppendOperator>();
 
     rocksdb::BlockBasedTableOptions t;
@@ -239,9 +256,14 @@ class RocksDBBackend : public Backend {
     if (options_.wal) {
       return FromRocks(db_->FlushWAL(/*sync=*/true), "flush log", dir_);
     }
+    // After a failed flush (a full disk), RocksDB 7.8 must not be asked
+    // to flush again: its table writer asserts on the retry. The error
+    // stays, as the store's data cannot become durable any more.
+    if (!flush_error_.ok()) return flush_error_;
     rocksdb::FlushOptions f;
     f.wait = true;
-    return FromRocks(db_->Flush(f), "flush", dir_);
+    flush_error_ = FromRocks(db_->Flush(f), "flush", dir_);
+    return flush_error_;
   }
   Status Close() override {
     if (!db_) return Status::OK();
@@ -258,6 +280,7 @@ class RocksDBBackend : public Backend {
   rocksdb::WriteOptions write_;
   rocksdb::ReadOptions read_;
   std::unique_ptr<rocksdb::DB> db_;
+  Status flush_error_;
 };
 
 }  // namespace

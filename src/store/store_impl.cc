@@ -111,10 +111,12 @@ TrackedIterator::~TrackedIterator() { registry_->Remove(this); }
 class StoreImpl final : public Store {
  public:
   StoreImpl(const StoreOptions& options, std::string path, BackendKind kind,
-            std::unique_ptr<StoreLock> lock, std::unique_ptr<Backend> backend)
+            StoreLayout layout, std::unique_ptr<StoreLock> lock,
+            std::unique_ptr<Backend> backend)
       : options_(options),
         path_(std::move(path)),
         kind_(kind),
+        layout_(layout),
         lock_(std::move(lock)),
         backend_(std::move(backend)),
         key_locks_needed_(!backend_->HasNativeAppend()),
@@ -274,8 +276,9 @@ class StoreImpl final : public Store {
     if (s.ok()) s = c;
     const char* env = getenv("SLUICE_STATS");
     if (env != nullptr && env[0] != '\0' && env[0] != '0') {
-      fprintf(stderr, "sluice-stats store=%s backend=%s %s\n", path_.c_str(),
-              BackendName(kind_), counters_.Snapshot().ToString().c_str());
+      fprintf(stderr, "sluice-stats store=%s backend=%s layout=%s %s\n",
+              path_.c_str(), BackendName(kind_), LayoutName(layout_),
+              counters_.Snapshot().ToString().c_str());
     }
     lock_->Release();
     return s;
@@ -284,6 +287,7 @@ class StoreImpl final : public Store {
   StoreStats GetStats() const override { return counters_.Snapshot(); }
   const std::string& path() const override { return path_; }
   BackendKind backend() const override { return kind_; }
+  StoreLayout layout() const override { return layout_; }
 
  private:
   Status Closed() const {
@@ -442,6 +446,7 @@ class StoreImpl final : public Store {
   const StoreOptions options_;
   const std::string path_;
   const BackendKind kind_;
+  const StoreLayout layout_;
   std::unique_ptr<StoreLock> lock_;
   std::unique_ptr<Backend> backend_;
   const bool key_locks_needed_;
@@ -562,6 +567,8 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     header.backend = options.backend == BackendKind::kDefault
                          ? BackendKind::kRocksDB
                          : options.backend;
+    header.layout = options.layout == StoreLayout::kDefault ? StoreLayout::kVlog
+                                                            : options.layout;
     header.created_nanos = static_cast<uint64_t>(time(nullptr)) * 1000000000u;
     s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
     if (s.ok()) s = WriteStoreHeader(path, header);
@@ -573,6 +580,13 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
           "store " + path + " was created with backend " +
           BackendName(header.backend) + "; it cannot be opened with backend=" +
           BackendName(options.backend));
+    }
+    if (s.ok() && options.layout != StoreLayout::kDefault &&
+        options.layout != header.layout) {
+      s = Status::InvalidArgument(
+          "store " + path + " was created with layout " +
+          LayoutName(header.layout) + "; it cannot be opened with layout=" +
+          LayoutName(options.layout));
     }
   }
   const std::string backend_dir =
@@ -590,9 +604,14 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   }
   std::unique_ptr<Backend> backend;
   if (s.ok()) s = OpenBackend(header.backend, options, backend_dir, &backend);
+  if (s.ok() && header.layout == StoreLayout::kVlog) {
+    std::unique_ptr<Backend> tree = std::move(backend);
+    s = OpenVlogBackend(options, posix::JoinPath(path, "vlog"), std::move(tree),
+                        &backend);
+  }
   if (s.ok()) {
-    store->reset(new StoreImpl(options, path, header.backend, std::move(lock),
-                               std::move(backend)));
+    store->reset(new StoreImpl(options, path, header.backend, header.layout,
+                               std::move(lock), std::move(backend)));
   }
   return s;
 }

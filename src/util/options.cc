@@ -17,6 +17,15 @@ const char* BackendName(BackendKind kind) {
   return "unknown";
 }
 
+const char* LayoutName(StoreLayout layout) {
+  switch (layout) {
+    case StoreLayout::kDefault: return "default";
+    case StoreLayout::kLsm: return "lsm";
+    case StoreLayout::kVlog: return "vlog";
+  }
+  return "unknown";
+}
+
 Status ParseSize(std::string_view text, size_t* out) {
   std::string t(text);
   if (t.empty() || !isdigit(static_cast<unsigned char>(t[0]))) {
@@ -142,6 +151,27 @@ const std::vector<Field>& Fields() {
             [](const StoreOptions& o) {
               return std::string(BackendName(o.backend));
             }},
+      Field{{"layout", "vlog | lsm | default (new: vlog): where values live"},
+            [](StoreOptions* o, std::string_view v) {
+              if (v == "vlog") {
+                o->layout = StoreLayout::kVlog;
+              } else if (v == "lsm") {
+                o->layout = StoreLayout::kLsm;
+              } else if (v == "default") {
+                o->layout = StoreLayout::kDefault;
+              } else {
+                return Status::InvalidArgument(
+                    "option layout: unknown layout '" + std::string(v) +
+                    "' (vlog, lsm or default)");
+              }
+              return Status::OK();
+            },
+            [](const StoreOptions& o) {
+              return std::string(LayoutName(o.layout));
+            }},
+      SLUICE_SIZE(vlog_min_value, "vlog: smallest value kept in the log"),
+      SLUICE_SIZE(vlog_file_bytes, "vlog: size at which a new log file starts"),
+      SLUICE_BOOL(vlog_direct_io, "vlog: O_DIRECT for the value log"),
       SLUICE_BOOL(create_if_missing, "create the store if it does not exist"),
       SLUICE_BOOL(read_only, "open for reading only (shared lock)"),
       SLUICE_BOOL(wal, "write-ahead log"),
@@ -213,6 +243,12 @@ Status StoreOptions::Validate() const {
   }
   if (block_size < 1024 || block_size > (256u << 20)) {
     return Status::InvalidArgument("option block_size must be in [1k, 256m]");
+  }
+  if (vlog_file_bytes < (1u << 20)) {
+    return Status::InvalidArgument("option vlog_file_bytes must be >= 1m");
+  }
+  if (vlog_min_value == 0) {
+    return Status::InvalidArgument("option vlog_min_value must be > 0");
   }
   if (async_queue_bytes == 0) {
     return Status::InvalidArgument("option async_queue_bytes must be > 0");

@@ -1,0 +1,519 @@
+#include "store/value_log.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "util/coding.h"
+#include "util/posix.h"
+
+namespace sluice {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'V', 'L'};
+constexpr size_t kHeaderBytes = ValueLog::kAlign;
+// Reads through a bounce buffer go in pieces of at most this many bytes.
+constexpr size_t kBounceBytes = 8u << 20;
+
+uint64_t AlignDown(uint64_t v) { return v & ~uint64_t{ValueLog::kAlign - 1}; }
+uint64_t AlignUp(uint64_t v) { return AlignDown(v + ValueLog::kAlign - 1); }
+
+char* AllocAligned(size_t n) {
+  void* p = nullptr;
+  if (posix_memalign(&p, ValueLog::kAlign, n) != 0) return nullptr;
+  return static_cast<char*>(p);
+}
+
+// Opens with O_DIRECT when asked and possible; *direct says which it got.
+int OpenMaybeDirect(const std::string& path, int flags, bool want_direct,
+                    bool* direct) {
+  if (want_direct) {
+    int fd = open(path.c_str(), flags | O_DIRECT | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EINVAL) {
+      *direct = fd >= 0;
+      return fd;
+    }
+  }
+  *direct = false;
+  return open(path.c_str(), flags | O_CLOEXEC, 0644);
+}
+
+std::string EncodeFileHeader(uint32_t file) {
+  std::string h(kHeaderBytes, '\0');
+  char* p = &h[0];
+  memcpy(p, kMagic, 8);
+  EncodeFixed32(p + 8, ValueLog::kFormatVersion);
+  EncodeFixed32(p + 12, kHeaderBytes);
+  EncodeFixed32(p + 16, file);
+  EncodeFixed32(p + 20, 0);
+  EncodeFixed64(p + 24, static_cast<uint64_t>(time(nullptr)) * 1000000000u);
+  EncodeFixed64(p + kHeaderBytes - 8, XXH64(p, kHeaderBytes - 8, 0));
+  return h;
+}
+
+Status CheckFileHeader(const char* p, size_t n, uint32_t file,
+                       const std::string& path) {
+  if (n < kHeaderBytes || memcmp(p, kMagic, 8) != 0) {
+    return Status::Corruption("value log " + path +
+                              " has no value-log header (bad magic number or "
+                              "truncated)");
+  }
+  if (DecodeFixed32(p + 12) != kHeaderBytes ||
+      XXH64(p, kHeaderBytes - 8, 0) != DecodeFixed64(p + kHeaderBytes - 8)) {
+    return Status::Corruption("value log " + path +
+                              " fails its header checksum");
+  }
+  const uint32_t version = DecodeFixed32(p + 8);
+  if (version > ValueLog::kFormatVersion) {
+    return Status::VersionTooNew("value log " + path + " has format version " +
+                                 std::to_string(version) +
+                                 "; this Sluice reads up to " +
+                                 std::to_string(ValueLog::kFormatVersion));
+  }
+  if (DecodeFixed32(p + 16) != file) {
+    return Status::Corruption("value log " + path + " says it is file " +
+                              std::to_string(DecodeFixed32(p + 16)));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void ValuePointer::EncodeTo(char* dst) const {
+  EncodeFixed32(dst, file);
+  EncodeFixed64(dst + 4, offset);
+  EncodeFixed32(dst + 12, length);
+  EncodeFixed64(dst + 16, checksum);
+}
+
+ValuePointer ValuePointer::DecodeFrom(const char* src) {
+  ValuePointer p;
+  p.file = DecodeFixed32(src);
+  p.offset = DecodeFixed64(src + 4);
+  p.length = DecodeFixed32(src + 12);
+  p.checksum = DecodeFixed64(src + 16);
+  return p;
+}
+
+namespace {
+uint64_t LocationMix(uint32_t file, uint64_t offset) {
+  char loc[12];
+  EncodeFixed32(loc, file);
+  EncodeFixed64(loc + 4, offset);
+  return XXH64(loc, sizeof loc, 0x5a17ce);
+}
+}  // namespace
+
+uint64_t ValueChecksum(uint32_t file, uint64_t offset, std::string_view value) {
+  return XXH3_64bits(value.data(), value.size()) ^ LocationMix(file, offset);
+}
+
+Status ValueLog::Open(const Options& options, const std::string& dir,
+                      std::unique_ptr<ValueLog>* out) {
+  out->reset();
+  std::unique_ptr<ValueLog> log(new ValueLog(options, dir));
+  if (options.read_only) {
+    log->direct_ = options.direct_io;  // per file, at first read
+    *out = std::move(log);
+    return Status::OK();
+  }
+  Status s = posix::CreateDirs(dir);
+  if (!s.ok()) return s;
+  uint32_t last = 0;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return posix::Error("cannot list", dir, errno);
+  while (struct dirent* e = readdir(d)) {
+    unsigned n = 0;
+    char tail[8] = {0};
+    if (sscanf(e->d_name, "%8u.%5s", &n, tail) == 2 &&
+        strcmp(tail, "vlog") == 0) {
+      last = std::max<uint32_t>(last, n);
+    }
+  }
+  closedir(d);
+  log->buf_bytes_ = std::max<size_t>(AlignUp(options.buffer_bytes), 1u << 20);
+  for (Buffer& b : log->buffers_) {
+    b.data = AllocAligned(log->buf_bytes_);
+    if (b.data == nullptr) {
+      return Status::NoSpace("cannot allocate the value log's write buffers (" +
+                             std::to_string(log->buf_bytes_) + " bytes each)");
+    }
+    memset(b.data, 0, log->buf_bytes_);  // fault the pages in once, reuse
+  }
+  {
+    std::lock_guard<std::mutex> lock(log->mu_);
+    s = log->StartFile(last + 1);
+  }
+  if (!s.ok()) return s;
+  log->writer_ = std::thread([l = log.get()] { l->WriterLoop(); });
+  *out = std::move(log);
+  return Status::OK();
+}
+
+ValueLog::~ValueLog() {
+  Close();
+  for (Buffer& b : buffers_) free(b.data);
+  for (char* p : spare_) free(p);
+}
+
+std::string ValueLog::FileName(uint32_t file) const {
+  char name[32];
+  snprintf(name, sizeof name, "%08u.vlog", file);
+  return posix::JoinPath(dir_, name);
+}
+
+Status ValueLog::StartFile(uint32_t file) {
+  const std::string path = FileName(file);
+  bool direct = false;
+  int fd = OpenMaybeDirect(path, O_WRONLY | O_CREAT | O_EXCL, options_.direct_io,
+                           &direct);
+  if (fd < 0) return posix::Error("cannot create value log", path, errno);
+  // The header goes out through the fill buffer, aligned like all writes.
+  const std::string header = EncodeFileHeader(file);
+  char* b = buffers_[fill_].data;
+  memcpy(b, header.data(), header.size());
+  ssize_t w = pwrite(fd, b, kHeaderBytes, 0);
+  if (w != static_cast<ssize_t>(kHeaderBytes)) {
+    int err = w < 0 ? errno : ENOSPC;
+    close(fd);
+    unlink(path.c_str());
+    return posix::Error("cannot write the header of value log", path, err);
+  }
+  Status s = posix::SyncDir(dir_);
+  if (!s.ok()) {
+    close(fd);
+    return s;
+  }
+  direct_ = direct;
+  fd_ = fd;
+  file_ = file;
+  fill_off_ = kHeaderBytes;
+  fill_used_ = 0;
+  dirty_ = true;
+  written_end_.store(kHeaderBytes);
+  writing_file_.store(file);
+  return Status::OK();
+}
+
+Status ValueLog::Append(std::string_view value, ValuePointer* p) {
+  if (value.size() > UINT32_MAX) {
+    return Status::InvalidArgument("value of " + std::to_string(value.size()) +
+                                   " bytes is too large for the value log");
+  }
+  const uint64_t data_sum = XXH3_64bits(value.data(), value.size());
+  std::unique_lock<std::mutex> lock(mu_);
+  if (closed_ || options_.read_only) {
+    return Status::InvalidArgument("value log " + dir_ +
+                                   " is closed or read-only");
+  }
+  if (!error_.ok()) return error_;
+  Status s;
+  if (fill_off_ + fill_used_ > kHeaderBytes &&
+      fill_off_ + fill_used_ + value.size() > options_.file_bytes) {
+    s = FinishFileLocked(&lock);
+    if (s.ok()) s = StartFile(file_ + 1);
+    if (!s.ok()) {
+      if (error_.ok()) error_ = s;
+      return s;
+    }
+  }
+  p->file = file_;
+  p->offset = fill_off_ + fill_used_;
+  p->length = static_cast<uint32_t>(value.size());
+  p->checksum = data_sum ^ LocationMix(p->file, p->offset);
+  const char* src = value.data();
+  size_t n = value.size();
+  while (n > 0) {
+    const size_t take = std::min(n, buf_bytes_ - fill_used_);
+    memcpy(buffers_[fill_].data + fill_used_, src, take);
+    fill_used_ += take;
+    src += take;
+    n -= take;
+    if (fill_used_ == buf_bytes_) {
+      s = SubmitFillLocked(&lock);
+      if (!s.ok()) return s;
+    }
+  }
+  dirty_ = true;
+  return Status::OK();
+}
+
+Status ValueLog::SubmitFillLocked(std::unique_lock<std::mutex>* lock) {
+  const int other = fill_ ^ 1;
+  cv_.wait(*lock, [&] { return !buffers_[other].busy || !error_.ok(); });
+  if (!error_.ok()) return error_;
+  buffers_[fill_].busy = true;
+  jobs_.push_back(Job{fill_, fd_, fill_off_, buf_bytes_, fill_off_ + buf_bytes_});
+  ++in_flight_;
+  cv_.notify_all();
+  fill_ = other;
+  fill_off_ += buf_bytes_;
+  fill_used_ = 0;
+  return Status::OK();
+}
+
+Status ValueLog::WaitIdleLocked(std::unique_lock<std::mutex>* lock) {
+  cv_.wait(*lock, [&] { return in_flight_ == 0; });
+  return error_;
+}
+
+Status ValueLog::WriteTailLocked(std::unique_lock<std::mutex>* lock) {
+  Status s = WaitIdleLocked(lock);
+  if (!s.ok() || fill_used_ == 0) return s;
+  char* b = buffers_[fill_].data;
+  const size_t padded = AlignUp(fill_used_);
+  memset(b + fill_used_, 0, padded - fill_used_);
+  s = WriteJob(Job{fill_, fd_, fill_off_, padded, fill_off_ + fill_used_});
+  if (!s.ok()) {
+    error_ = s;
+    return s;
+  }
+  written_end_.store(fill_off_ + fill_used_);
+  // Keep the partial last block at the buffer's start: it is written again,
+  // completed, with the next buffer.
+  const size_t full = AlignDown(fill_used_);
+  if (full > 0) {
+    memmove(b, b + full, fill_used_ - full);
+    fill_off_ += full;
+    fill_used_ -= full;
+  }
+  return Status::OK();
+}
+
+Status ValueLog::FinishFileLocked(std::unique_lock<std::mutex>* lock) {
+  Status s = WriteTailLocked(lock);
+  if (s.ok() && fdatasync(fd_) != 0) {
+    s = posix::Error("cannot sync value log", FileName(file_), errno);
+  }
+  close(fd_);
+  fd_ = -1;
+  if (s.ok()) dirty_ = false;
+  return s;
+}
+
+Status ValueLog::Sync() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (options_.read_only || closed_) return Status::OK();
+  if (!dirty_) return error_;
+  Status s = WriteTailLocked(&lock);
+  if (s.ok() && fdatasync(fd_) != 0) {
+    s = posix::Error("cannot sync value log", FileName(file_), errno);
+    error_ = s;
+  }
+  if (s.ok()) dirty_ = false;
+  return s;
+}
+
+void ValueLog::WriterLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+    if (jobs_.empty()) return;  // stop_ and nothing left
+    Job job = jobs_.front();
+    jobs_.pop_front();
+    lock.unlock();
+    Status s = WriteJob(job);
+    lock.lock();
+    buffers_[job.buffer].busy = false;
+    --in_flight_;
+    if (!s.ok() && error_.ok()) error_ = s;
+    if (s.ok() && job.valid_end > written_end_.load()) {
+      written_end_.store(job.valid_end);
+    }
+    cv_.notify_all();
+  }
+}
+
+Status ValueLog::WriteJob(const Job& job) {
+  const char* p = buffers_[job.buffer].data;
+  size_t done = 0;
+  while (done < job.length) {
+    ssize_t w = pwrite(job.fd, p + done, job.length - done, job.offset + done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      return posix::Error("cannot write value log", FileName(file_),
+                          w < 0 ? errno : ENOSPC);
+    }
+    done += static_cast<size_t>(w);
+  }
+  return Status::OK();
+}
+
+Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
+  std::lock_guard<std::mutex> lock(files_mu_);
+  auto it = files_.find(file);
+  if (it != files_.end()) {
+    *rf = it->second;
+    return Status::OK();
+  }
+  const std::string path = FileName(file);
+  ReadFile f;
+  f.fd = OpenMaybeDirect(path, O_RDONLY, options_.direct_io, &f.direct);
+  if (f.fd < 0) {
+    if (errno == ENOENT) {
+      return Status::Corruption("value log " + path +
+                                " is missing: the store is damaged");
+    }
+    return posix::Error("cannot open value log", path, errno);
+  }
+  char* h = AllocAligned(kHeaderBytes);
+  ssize_t r = h ? pread(f.fd, h, kHeaderBytes, 0) : -1;
+  Status s = r < 0 ? posix::Error("cannot read value log", path, errno)
+                   : CheckFileHeader(h, static_cast<size_t>(r), file, path);
+  free(h);
+  if (!s.ok()) {
+    close(f.fd);
+    return s;
+  }
+  files_[file] = f;
+  *rf = f;
+  return Status::OK();
+}
+
+Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
+                       size_t n, char* out) {
+  auto short_read = [&](uint64_t at) {
+    return Status::Corruption(
+        "value log " + FileName(file) + " ends at byte " + std::to_string(at) +
+        ", inside a value at offset " + std::to_string(offset) + " (length " +
+        std::to_string(n) + "): the write was not synced before the store "
+        "was left");
+  };
+  if (!rf.direct) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(rf.fd, out + done, n - done, offset + done);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return posix::Error("cannot read value log", FileName(file), errno);
+      if (r == 0) return short_read(offset + done);
+      done += static_cast<size_t>(r);
+    }
+    return Status::OK();
+  }
+  char* bounce = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(files_mu_);
+    if (!spare_.empty()) {
+      bounce = spare_.back();
+      spare_.pop_back();
+    }
+  }
+  if (bounce == nullptr) bounce = AllocAligned(kBounceBytes);
+  if (bounce == nullptr) return Status::NoSpace("cannot allocate a read buffer");
+  Status s;
+  size_t done = 0;
+  while (s.ok() && done < n) {
+    const uint64_t at = offset + done;
+    const uint64_t a0 = AlignDown(at);
+    const size_t want = static_cast<size_t>(
+        std::min<uint64_t>(AlignUp(offset + n) - a0, kBounceBytes));
+    size_t got = 0;
+    while (got < want) {
+      ssize_t r = pread(rf.fd, bounce + got, want - got, a0 + got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        s = posix::Error("cannot read value log", FileName(file), errno);
+        break;
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    if (!s.ok()) break;
+    const size_t skip = static_cast<size_t>(at - a0);
+    if (got <= skip) {
+      s = short_read(a0 + got);
+      break;
+    }
+    const size_t take = std::min(n - done, got - skip);
+    memcpy(out + done, bounce + skip, take);
+    done += take;
+    if (got < want && done < n) s = short_read(a0 + got);
+  }
+  {
+    std::lock_guard<std::mutex> lock(files_mu_);
+    spare_.push_back(bounce);
+  }
+  return s;
+}
+
+Status ValueLog::Read(const ValuePointer& p, char* out) {
+  if (p.file == 0 || p.offset < kHeaderBytes) {
+    return Status::Corruption("value log " + dir_ + ": bad value pointer (file " +
+                              std::to_string(p.file) + ", offset " +
+                              std::to_string(p.offset) + ")");
+  }
+  ReadFile rf;
+  Status s = GetReadFile(p.file, &rf);
+  if (!s.ok()) return s;
+  const uint64_t end = p.offset + p.length;
+  size_t from_file = p.length;
+  if (!options_.read_only && p.file == writing_file_.load() &&
+      end > written_end_.load()) {
+    // Recent: wait for the writes under way; what is still in the fill
+    // buffer is copied from memory.
+    std::unique_lock<std::mutex> lock(mu_);
+    s = WaitIdleLocked(&lock);
+    if (!s.ok()) return s;
+    if (p.file == file_ && end > fill_off_) {
+      const uint64_t start = std::max<uint64_t>(p.offset, fill_off_);
+      if (end > fill_off_ + fill_used_) {
+        return Status::Corruption("value log " + FileName(p.file) +
+                                  ": a pointer past the end of the log");
+      }
+      memcpy(out + (start - p.offset), buffers_[fill_].data + (start - fill_off_),
+             end - start);
+      from_file = static_cast<size_t>(start - p.offset);
+    }
+  }
+  if (from_file > 0) s = PRead(rf, p.file, p.offset, from_file, out);
+  if (!s.ok()) return s;
+  if (ValueChecksum(p.file, p.offset, std::string_view(out, p.length)) !=
+      p.checksum) {
+    return Status::Corruption("value log " + FileName(p.file) +
+                              ": the value at offset " +
+                              std::to_string(p.offset) + " (length " +
+                              std::to_string(p.length) +
+                              ") fails its checksum");
+  }
+  return Status::OK();
+}
+
+Status ValueLog::Close() {
+  Status s;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (closed_) return Status::OK();
+    if (!options_.read_only) {
+      if (dirty_) {
+        s = WriteTailLocked(&lock);
+        if (s.ok() && fdatasync(fd_) != 0) {
+          s = posix::Error("cannot sync value log", FileName(file_), errno);
+        }
+      } else {
+        s = error_;
+      }
+    }
+    closed_ = true;
+    stop_ = true;
+    cv_.notify_all();
+  }
+  if (writer_.joinable()) writer_.join();
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  std::lock_guard<std::mutex> lock(files_mu_);
+  for (auto& [n, f] : files_) close(f.fd);
+  files_.clear();
+  return s;
+}
+
+}  // namespace sluice

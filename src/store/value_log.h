@@ -1,0 +1,157 @@
+// ValueLog: the append-only value log of a store with layout "vlog" (the
+// WiscKey design): large values are appended here, and the LSM-tree keeps
+// only their locations (ValuePointer), so a flush of the tree copies a few
+// bytes per value instead of the value.
+//
+// Writes go through aligned, reused, pre-faulted buffers (two of them: one
+// fills while the other is written by a background thread) and reach the
+// file with O_DIRECT where the file system allows it (tmpfs does not: the
+// log then writes through the page cache and fdatasyncs at Sync). Sync
+// writes the partial tail, waits for every write and fdatasyncs, so a
+// barrier waits only for what is left.
+//
+// Files: DIR/NNNNNNNN.vlog, numbered from 1; a writer starts a new file at
+// every open and when a file reaches file_bytes. Space of overwritten or
+// deleted values is not reclaimed (checkpoint data is written once and
+// removed a store at a time).
+//
+// File format, version 1 (little-endian):
+//   [0, 4096)  header:  0 8 magic "SLUICEVL", 8 4 version, 12 4 header
+//              size (4096), 16 4 file number, 20 4 flags (0), 24 8 creation
+//              time (ns), zero up to 4088, 4088 8 XXH64 (seed 0) of
+//              [0, 4088)
+//   [4096, …)  values, packed back to back, no per-value header: each is
+//              found through its ValuePointer, which carries its length and
+//              an XXH3 checksum seeded with its location (a pointer to the
+//              wrong place fails).
+//
+// Thread-safety: every method may be called concurrently, except Close.
+#ifndef SLUICE_STORE_VALUE_LOG_H_
+#define SLUICE_STORE_VALUE_LOG_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "sluice/status.h"
+
+namespace sluice {
+
+struct ValuePointer {
+  uint32_t file = 0;
+  uint64_t offset = 0;
+  uint32_t length = 0;
+  uint64_t checksum = 0;
+
+  static constexpr size_t kEncodedSize = 24;
+  void EncodeTo(char* dst) const;
+  static ValuePointer DecodeFrom(const char* src);
+};
+
+// The checksum a pointer carries for `value` stored at (file, offset).
+uint64_t ValueChecksum(uint32_t file, uint64_t offset, std::string_view value);
+
+class ValueLog {
+ public:
+  struct Options {
+    bool read_only = false;
+    // Try O_DIRECT (falls back to buffered I/O where unsupported).
+    bool direct_io = true;
+    // Bytes of each of the two write buffers (rounded up to 4 KiB).
+    size_t buffer_bytes = 16u << 20;
+    // A new file is started when one reaches this size.
+    uint64_t file_bytes = 1ull << 30;
+  };
+  static constexpr size_t kAlign = 4096;
+  static constexpr uint32_t kFormatVersion = 1;
+
+  // `dir` holds the log files (created when writable).
+  static Status Open(const Options& options, const std::string& dir,
+                     std::unique_ptr<ValueLog>* out);
+  ~ValueLog();
+
+  // Copies `value` into the log; *p says where it went.
+  Status Append(std::string_view value, ValuePointer* p);
+  // Makes every appended value durable; blocks until it is on disk.
+  Status Sync();
+  // Reads the value `p` points at into `out` (resized to p.length) and
+  // checks it. A mismatch or a missing range is Corruption naming the file
+  // and offset.
+  Status Read(const ValuePointer& p, char* out);
+  // Syncs and releases the files. Idempotent.
+  Status Close();
+
+  const std::string& dir() const { return dir_; }
+  bool direct_io() const { return direct_; }
+
+ private:
+  struct Buffer {
+    char* data = nullptr;
+    bool busy = false;  // being written by the writer thread
+  };
+  struct Job {
+    int buffer;
+    int fd;
+    uint64_t offset;  // aligned
+    size_t length;    // aligned (padded) bytes to write
+    uint64_t valid_end;  // file offset up to which the data is real
+  };
+  struct ReadFile {
+    int fd = -1;
+    bool direct = false;
+  };
+
+  ValueLog(const Options& options, std::string dir)
+      : options_(options), dir_(std::move(dir)) {}
+  std::string FileName(uint32_t file) const;
+  Status StartFile(uint32_t file);  // requires mu_
+  Status SubmitFillLocked(std::unique_lock<std::mutex>* lock);
+  Status WaitIdleLocked(std::unique_lock<std::mutex>* lock);
+  Status WriteTailLocked(std::unique_lock<std::mutex>* lock);
+  Status FinishFileLocked(std::unique_lock<std::mutex>* lock);
+  void WriterLoop();
+  Status WriteJob(const Job& job);
+  Status GetReadFile(uint32_t file, ReadFile* rf);
+  Status PRead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
+               char* out);
+
+  const Options options_;
+  const std::string dir_;
+  bool direct_ = false;
+  size_t buf_bytes_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Buffer buffers_[2];            // GUARDED_BY(mu_)
+  int fill_ = 0;                 // GUARDED_BY(mu_): buffer being filled
+  size_t fill_used_ = 0;         // GUARDED_BY(mu_)
+  uint64_t fill_off_ = 0;        // GUARDED_BY(mu_): file offset of fill start
+  uint32_t file_ = 0;            // GUARDED_BY(mu_): file being written
+  int fd_ = -1;                  // GUARDED_BY(mu_)
+  std::deque<Job> jobs_;         // GUARDED_BY(mu_)
+  int in_flight_ = 0;            // GUARDED_BY(mu_)
+  Status error_;                 // GUARDED_BY(mu_): sticky write error
+  bool stop_ = false;            // GUARDED_BY(mu_)
+  bool closed_ = false;          // GUARDED_BY(mu_)
+  bool dirty_ = false;           // GUARDED_BY(mu_): written since last sync
+  // Bytes of the current file below which the data is in the file.
+  std::atomic<uint64_t> written_end_{0};
+  std::atomic<uint32_t> writing_file_{0};
+  std::thread writer_;
+
+  std::mutex files_mu_;
+  std::map<uint32_t, ReadFile> files_;  // GUARDED_BY(files_mu_)
+  std::vector<char*> spare_;            // GUARDED_BY(files_mu_): read buffers
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_STORE_VALUE_LOG_H_

@@ -1,0 +1,206 @@
+// The "vlog" store layout: a Backend that keeps values of at least
+// vlog_min_value bytes in a ValueLog and gives the LSM-tree beneath only
+// their locations. Every value in the tree carries a one-byte tag:
+//   0x00 value          the value itself (small values)
+//   0x01 pointer        a ValuePointer (value_log.h) into the log
+// Both tags are checked: the tree's block checksums cover the pointer, the
+// pointer's checksum covers the value.
+#include <memory>
+
+#include "store/backend.h"
+#include "store/value_log.h"
+
+namespace sluice {
+namespace {
+
+constexpr char kInline = 0x00;
+constexpr char kPointer = 0x01;
+
+// Resolves a tagged value: an inline value is a view into `raw`; a pointer
+// is read into `buf` (grown as needed, never zero-filled).
+class Resolver {
+ public:
+  explicit Resolver(ValueLog* log) : log_(log) {}
+  Status Resolve(std::string_view raw, std::string_view* out) {
+    if (raw.empty()) {
+      return Status::Corruption("a value without its layout tag in " +
+                                log_->dir());
+    }
+    if (raw[0] == kInline) {
+      *out = raw.substr(1);
+      return Status::OK();
+    }
+    if (raw[0] != kPointer || raw.size() != 1 + ValuePointer::kEncodedSize) {
+      return Status::Corruption("a value with a bad layout tag in " +
+                                log_->dir());
+    }
+    const ValuePointer p = ValuePointer::DecodeFrom(raw.data() + 1);
+    if (p.length > cap_) {
+      buf_.reset(new char[p.length]);
+      cap_ = p.length;
+    }
+    Status s = log_->Read(p, buf_.get());
+    if (s.ok()) *out = std::string_view(buf_.get(), p.length);
+    return s;
+  }
+
+ private:
+  ValueLog* log_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+};
+
+class VlogIterator final : public Iterator {
+ public:
+  VlogIterator(std::unique_ptr<Iterator> inner, ValueLog* log)
+      : inner_(std::move(inner)), resolver_(log) {}
+  bool Valid() const override { return inner_->Valid(); }
+  void SeekToFirst() override { Moved(), inner_->SeekToFirst(); }
+  void Seek(std::string_view t) override { Moved(), inner_->Seek(t); }
+  void SeekForPrev(std::string_view t) override {
+    Moved(), inner_->SeekForPrev(t);
+  }
+  void Next() override { Moved(), inner_->Next(); }
+  void Prev() override { Moved(), inner_->Prev(); }
+  std::string_view key() const override { return inner_->key(); }
+  // A value that cannot be read is empty, and status() says why.
+  std::string_view value() const override {
+    if (!resolved_) {
+      resolved_ = true;
+      Status s = resolver_.Resolve(inner_->value(), &value_);
+      if (!s.ok()) {
+        value_ = {};
+        if (error_.ok()) error_ = s;
+      }
+    }
+    return value_;
+  }
+  Status status() const override {
+    Status s = inner_->status();
+    return s.ok() ? error_ : s;
+  }
+
+ private:
+  void Moved() { resolved_ = false; }
+
+  std::unique_ptr<Iterator> inner_;
+  mutable Resolver resolver_;
+  mutable bool resolved_ = false;
+  mutable std::string_view value_;
+  mutable Status error_;
+};
+
+class VlogBackend final : public Backend {
+ public:
+  VlogBackend(std::unique_ptr<Backend> tree, std::unique_ptr<ValueLog> log,
+              size_t min_value)
+      : tree_(std::move(tree)), log_(std::move(log)), min_value_(min_value) {}
+  ~VlogBackend() override { Close(); }
+
+  Status Get(std::string_view key, std::string* value) override {
+    std::string raw;
+    Status s = tree_->Get(key, &raw);
+    if (!s.ok()) return s;
+    if (raw.empty() || raw[0] != kPointer) {
+      std::string_view v;
+      Resolver r(log_.get());
+      s = r.Resolve(raw, &v);
+      if (s.ok()) value->assign(v.data(), v.size());
+      return s;
+    }
+    if (raw.size() != 1 + ValuePointer::kEncodedSize) {
+      return Status::Corruption("a value with a bad layout tag in " +
+                                log_->dir());
+    }
+    const ValuePointer p = ValuePointer::DecodeFrom(raw.data() + 1);
+    value->resize(p.length);
+    return log_->Read(p, value->data());
+  }
+  Status Put(std::string_view key, std::string_view value) override {
+    std::string v;
+    Status s = Encode(value, &v);
+    return s.ok() ? tree_->Put(key, v) : s;
+  }
+  Status Delete(std::string_view key) override { return tree_->Delete(key); }
+  Status Append(std::string_view, std::string_view) override {
+    return Status::NotSupported("the vlog layout appends by rewriting");
+  }
+  Status Write(const WriteBuffer& buffer) override {
+    WriteBuffer tagged;
+    std::string v;
+    for (const auto& [key, value] : buffer.entries()) {
+      if (!value) {
+        tagged.Delete(key);
+        continue;
+      }
+      Status s = Encode(*value, &v);
+      if (!s.ok()) return s;
+      tagged.Put(key, v);
+    }
+    return tree_->Write(tagged);
+  }
+  std::unique_ptr<Iterator> NewIterator(std::string_view lower,
+                                        std::string_view upper) override {
+    return std::make_unique<VlogIterator>(tree_->NewIterator(lower, upper),
+                                          log_.get());
+  }
+  // The values first: a pointer must never be durable before its value.
+  Status Flush() override {
+    Status s = log_->Sync();
+    return s.ok() ? tree_->Flush() : s;
+  }
+  Status Close() override {
+    if (closed_) return Status::OK();
+    closed_ = true;
+    Status s = log_->Close();
+    Status t = tree_->Close();
+    return s.ok() ? t : s;
+  }
+  bool HasNativeAppend() const override { return false; }
+  bool WantsWriteBuffer() const override { return tree_->WantsWriteBuffer(); }
+
+ private:
+  Status Encode(std::string_view value, std::string* out) {
+    out->clear();
+    if (value.size() < min_value_) {
+      out->reserve(1 + value.size());
+      out->push_back(kInline);
+      out->append(value.data(), value.size());
+      return Status::OK();
+    }
+    ValuePointer p;
+    Status s = log_->Append(value, &p);
+    if (!s.ok()) return s;
+    out->resize(1 + ValuePointer::kEncodedSize);
+    (*out)[0] = kPointer;
+    p.EncodeTo(&(*out)[1]);
+    return Status::OK();
+  }
+
+  std::unique_ptr<Backend> tree_;
+  std::unique_ptr<ValueLog> log_;
+  const size_t min_value_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
+                       std::unique_ptr<Backend> tree,
+                       std::unique_ptr<Backend>* out) {
+  ValueLog::Options lo;
+  lo.read_only = options.read_only;
+  lo.direct_io = options.vlog_direct_io;
+  // The write buffer's memory is the log's: two halves, one filling while
+  // the other is written.
+  lo.buffer_bytes = options.write_buffer_size / 2;
+  lo.file_bytes = options.vlog_file_bytes;
+  std::unique_ptr<ValueLog> log;
+  Status s = ValueLog::Open(lo, dir, &log);
+  if (!s.ok()) return s;
+  *out = std::make_unique<VlogBackend>(std::move(tree), std::move(log),
+                                       options.vlog_min_value);
+  return Status::OK();
+}
+
+}  // namespace sluice
