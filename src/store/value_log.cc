@@ -24,6 +24,8 @@ constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'V', 'L'};
 constexpr size_t kHeaderBytes = ValueLog::kAlign;
 // Reads through a bounce buffer go in pieces of at most this many bytes.
 constexpr size_t kBounceBytes = 8u << 20;
+// The file is allocated ahead of the writes by at least this much.
+constexpr uint64_t kPreallocBytes = 64u << 20;
 
 uint64_t AlignDown(uint64_t v) { return v & ~uint64_t{ValueLog::kAlign - 1}; }
 uint64_t AlignUp(uint64_t v) { return AlignDown(v + ValueLog::kAlign - 1); }
@@ -163,6 +165,7 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
 ValueLog::~ValueLog() {
   Close();
   for (Buffer& b : buffers_) free(b.data);
+  for (Window& w : windows_) free(w.data);
   for (char* p : spare_) free(p);
 }
 
@@ -199,6 +202,7 @@ Status ValueLog::StartFile(uint32_t file) {
   file_ = file;
   fill_off_ = kHeaderBytes;
   fill_used_ = 0;
+  allocated_ = 0;
   dirty_ = true;
   written_end_.store(kHeaderBytes);
   writing_file_.store(file);
@@ -248,10 +252,26 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
   return Status::OK();
 }
 
+// Keeps the file's allocated size ahead of the writes, so the writes
+// overwrite allocated space rather than extend the file (ext4 serialises
+// extending direct writes and updates its journal for each). The file is
+// cut back to its data at Close.
+void ValueLog::PreallocateLocked(uint64_t end) {
+  if (end <= allocated_) return;
+  const uint64_t want = std::max<uint64_t>(end, allocated_ + kPreallocBytes);
+  if (fallocate(fd_, 0, static_cast<off_t>(allocated_),
+                static_cast<off_t>(want - allocated_)) == 0) {
+    allocated_ = want;
+  } else {
+    allocated_ = UINT64_MAX;  // unsupported or full: plain (extending) writes
+  }
+}
+
 Status ValueLog::SubmitFillLocked(std::unique_lock<std::mutex>* lock) {
   const int other = fill_ ^ 1;
   cv_.wait(*lock, [&] { return !buffers_[other].busy || !error_.ok(); });
   if (!error_.ok()) return error_;
+  PreallocateLocked(fill_off_ + buf_bytes_);
   buffers_[fill_].busy = true;
   jobs_.push_back(Job{fill_, fd_, fill_off_, buf_bytes_, fill_off_ + buf_bytes_});
   ++in_flight_;
@@ -290,8 +310,17 @@ Status ValueLog::WriteTailLocked(std::unique_lock<std::mutex>* lock) {
   return Status::OK();
 }
 
+Status ValueLog::TrimLocked() {
+  if (allocated_ == 0 || fd_ < 0) return Status::OK();
+  if (ftruncate(fd_, static_cast<off_t>(AlignUp(written_end_.load()))) != 0) {
+    return posix::Error("cannot trim value log", FileName(file_), errno);
+  }
+  return Status::OK();
+}
+
 Status ValueLog::FinishFileLocked(std::unique_lock<std::mutex>* lock) {
   Status s = WriteTailLocked(lock);
+  if (s.ok()) s = TrimLocked();
   if (s.ok() && fdatasync(fd_) != 0) {
     s = posix::Error("cannot sync value log", FileName(file_), errno);
   }
@@ -389,6 +418,10 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
         std::to_string(n) + "): the write was not synced before the store "
         "was left");
   };
+  if (rf.direct && options_.read_only) {
+    Status s;
+    if (ReadAhead(rf, file, offset, n, out, &s)) return s;
+  }
   if (!rf.direct) {
     size_t done = 0;
     while (done < n) {
@@ -446,6 +479,109 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
   return s;
 }
 
+// Serves [offset, offset + n) from the windows, piece by piece (a value may
+// straddle two), loading a window on this thread on a miss, and starts
+// loading the window after each one used. False when a window cannot be
+// had (the caller then reads directly, and reports any error).
+bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
+                         size_t n, char* out, Status* s) {
+  const size_t wbytes = std::max<size_t>(AlignUp(options_.buffer_bytes), 1u << 20);
+  std::unique_lock<std::mutex> lock(ra_mu_);
+  if (!loader_.joinable()) {
+    for (Window& w : windows_) {
+      w.data = AllocAligned(wbytes);
+      if (w.data == nullptr) return false;
+    }
+    loader_ = std::thread([this] { LoaderLoop(); });
+  }
+  // A window holds `at` (or will, once loaded).
+  auto holds = [&](const Window& w, uint64_t at) {
+    return w.file == file && w.offset <= at &&
+           at < w.offset + (w.loading ? wbytes : w.length);
+  };
+  size_t done = 0;
+  while (done < n) {
+    const uint64_t at = offset + done;
+    int hit = -1;
+    for (int i = 0; i < 2; ++i) {
+      if (holds(windows_[i], at)) hit = i;
+    }
+    if (hit >= 0 && windows_[hit].loading) {
+      ra_cv_.wait(lock, [&] { return !windows_[hit].loading; });
+      if (!holds(windows_[hit], at)) hit = -1;  // the file ended before
+    }
+    if (hit < 0) {
+      hit = windows_[0].used <= windows_[1].used ? 0 : 1;
+      if (windows_[hit].loading) {
+        ra_cv_.wait(lock, [&] { return !windows_[hit].loading; });
+      }
+      Window& w = windows_[hit];
+      w.file = file;
+      w.offset = AlignDown(at);
+      w.length = 0;
+      size_t got = 0;
+      while (got < wbytes) {
+        ssize_t r = pread(rf.fd, w.data + got, wbytes - got, w.offset + got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += static_cast<size_t>(r);
+      }
+      w.length = got;
+      if (!holds(w, at)) {
+        w.length = 0;
+        return false;  // an error or the end: the direct path says which
+      }
+    }
+    Window& w = windows_[hit];
+    w.used = ++ra_clock_;
+    const size_t take =
+        std::min<uint64_t>(n - done, w.offset + w.length - at);
+    memcpy(out + done, w.data + (at - w.offset), take);
+    done += take;
+    // Start the next window unless it is there or coming.
+    Window& next = windows_[hit ^ 1];
+    const uint64_t next_off = w.offset + w.length;
+    if (w.length == wbytes && ra_request_ < 0 && !next.loading &&
+        !(next.file == file && next.offset == next_off)) {
+      next.file = file;
+      next.offset = next_off;
+      next.length = 0;
+      next.loading = true;
+      ra_request_ = hit ^ 1;
+      ra_fd_ = rf.fd;
+      ra_cv_.notify_all();
+    }
+  }
+  *s = Status::OK();
+  return true;
+}
+
+void ValueLog::LoaderLoop() {
+  const size_t wbytes = std::max<size_t>(AlignUp(options_.buffer_bytes), 1u << 20);
+  std::unique_lock<std::mutex> lock(ra_mu_);
+  for (;;) {
+    ra_cv_.wait(lock, [&] { return ra_stop_ || ra_request_ >= 0; });
+    if (ra_stop_) return;
+    Window& w = windows_[ra_request_];
+    const int fd = ra_fd_;
+    const uint64_t off = w.offset;
+    char* data = w.data;
+    ra_request_ = -1;
+    lock.unlock();
+    size_t got = 0;
+    while (got < wbytes) {
+      ssize_t r = pread(fd, data + got, wbytes - got, off + got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    lock.lock();
+    w.length = got;  // a failed load leaves a short window: readers miss
+    w.loading = false;
+    ra_cv_.notify_all();
+  }
+}
+
 Status ValueLog::Read(const ValuePointer& p, char* out) {
   if (p.file == 0 || p.offset < kHeaderBytes) {
     return Status::Corruption("value log " + dir_ + ": bad value pointer (file " +
@@ -494,8 +630,9 @@ Status ValueLog::Close() {
     std::unique_lock<std::mutex> lock(mu_);
     if (closed_) return Status::OK();
     if (!options_.read_only) {
-      if (dirty_) {
+      if (dirty_ || allocated_ != 0) {
         s = WriteTailLocked(&lock);
+        if (s.ok()) s = TrimLocked();
         if (s.ok() && fdatasync(fd_) != 0) {
           s = posix::Error("cannot sync value log", FileName(file_), errno);
         }
@@ -508,6 +645,15 @@ Status ValueLog::Close() {
     cv_.notify_all();
   }
   if (writer_.joinable()) writer_.join();
+  {
+    std::unique_lock<std::mutex> lock(ra_mu_);
+    ra_cv_.wait(lock, [&] {
+      return !windows_[0].loading && !windows_[1].loading;
+    });
+    ra_stop_ = true;
+    ra_cv_.notify_all();
+  }
+  if (loader_.joinable()) loader_.join();
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   std::lock_guard<std::mutex> lock(files_mu_);

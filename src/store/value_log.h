@@ -65,7 +65,8 @@ class ValueLog {
     bool read_only = false;
     // Try O_DIRECT (falls back to buffered I/O where unsupported).
     bool direct_io = true;
-    // Bytes of each of the two write buffers (rounded up to 4 KiB).
+    // Bytes of each of the two write buffers (rounded up to 4 KiB); also
+    // the read-ahead window of a read-only log.
     size_t buffer_bytes = 16u << 20;
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
@@ -117,14 +118,41 @@ class ValueLog {
   Status WaitIdleLocked(std::unique_lock<std::mutex>* lock);
   Status WriteTailLocked(std::unique_lock<std::mutex>* lock);
   Status FinishFileLocked(std::unique_lock<std::mutex>* lock);
+  void PreallocateLocked(uint64_t end);
+  Status TrimLocked();
   void WriterLoop();
   Status WriteJob(const Job& job);
   Status GetReadFile(uint32_t file, ReadFile* rf);
   Status PRead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                char* out);
 
+  // Read-ahead for sequential reads of a read-only log with O_DIRECT: two
+  // aligned windows; a read served from one starts the load of the window
+  // after it on a background thread, so the device works while the caller
+  // copies and checks.
+  struct Window {
+    uint32_t file = 0;
+    uint64_t offset = 0;
+    size_t length = 0;  // bytes valid
+    char* data = nullptr;
+    bool loading = false;
+    uint64_t used = 0;  // for replacement: higher is more recent
+  };
+  bool ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
+                 char* out, Status* s);
+  void LoaderLoop();
+
   const Options options_;
   const std::string dir_;
+
+  std::mutex ra_mu_;
+  std::condition_variable ra_cv_;
+  Window windows_[2];            // GUARDED_BY(ra_mu_)
+  uint64_t ra_clock_ = 0;        // GUARDED_BY(ra_mu_)
+  int ra_request_ = -1;          // GUARDED_BY(ra_mu_): window to load
+  int ra_fd_ = -1;               // GUARDED_BY(ra_mu_): its file
+  bool ra_stop_ = false;         // GUARDED_BY(ra_mu_)
+  std::thread loader_;
   bool direct_ = false;
   size_t buf_bytes_ = 0;
 
@@ -136,6 +164,7 @@ class ValueLog {
   uint64_t fill_off_ = 0;        // GUARDED_BY(mu_): file offset of fill start
   uint32_t file_ = 0;            // GUARDED_BY(mu_): file being written
   int fd_ = -1;                  // GUARDED_BY(mu_)
+  uint64_t allocated_ = 0;       // GUARDED_BY(mu_): preallocated up to
   std::deque<Job> jobs_;         // GUARDED_BY(mu_)
   int in_flight_ = 0;            // GUARDED_BY(mu_)
   Status error_;                 // GUARDED_BY(mu_): sticky write error
