@@ -38,11 +38,7 @@ TEST_P(FsModelTest, EveryReadMatchesARealFile) {
   std::mt19937_64 rng(seed * 7919 + 17);
   TempDir dir;
   FsOptions options;
-  const std::string param = backend;  // BACKEND or BACKEND_lsm
-  ASSERT_OK(options.store.Set("backend", param.substr(0, param.find('_'))));
-  if (param.find("_lsm") != std::string::npos) {
-    options.store.layout = StoreLayout::kLsm;
-  }
+  ASSERT_OK(test::ApplyBackendParam(backend, &options.store));
   options.extent_bytes = 256u << 10;
   std::unique_ptr<FileSystem> fs;
   ASSERT_OK(FileSystem::Open(options, dir.Sub("fs"), 0, &fs));

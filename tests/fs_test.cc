@@ -23,11 +23,7 @@ class FsTest : public ::testing::TestWithParam<const char*> {
  protected:
   FsOptions Options() const {
     FsOptions o;
-    const std::string param = GetParam();  // BACKEND or BACKEND_lsm
-    EXPECT_OK(o.store.Set("backend", param.substr(0, param.find('_'))));
-    if (param.find("_lsm") != std::string::npos) {
-      o.store.layout = StoreLayout::kLsm;
-    }
+    EXPECT_OK(test::ApplyBackendParam(GetParam(), &o.store));
     o.extent_bytes = 64u << 10;  // small, so files span many extents
     return o;
   }

@@ -14,6 +14,7 @@
 
 #include <sys/wait.h>
 
+#include "sluice/options.h"
 #include "sluice/status.h"
 
 #define ASSERT_OK(expr)                                       \
@@ -67,6 +68,14 @@ inline std::string Pattern(uint64_t seed, size_t size) {
     out[i] = static_cast<char>(x);
   }
   return out;
+}
+
+// Applies a test parameter "BACKEND" or "BACKEND_lsm" (the backend, with
+// the value-log layout unless "_lsm" asks for LSMIO's).
+inline Status ApplyBackendParam(const std::string& param, StoreOptions* o) {
+  Status s = o->Set("backend", param.substr(0, param.find('_')));
+  if (param.find("_lsm") != std::string::npos) o->layout = StoreLayout::kLsm;
+  return s;
 }
 
 // Runs a shell command, returns its exit status and combined output.

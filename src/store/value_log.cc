@@ -36,6 +36,20 @@ char* AllocAligned(size_t n) {
   return static_cast<char*>(p);
 }
 
+// Reads up to `n` bytes at `offset`, stopping early only at the end of the
+// file; *got says how many. Returns 0 or the errno of a failed read.
+int ReadUpTo(int fd, char* buf, size_t n, uint64_t offset, size_t* got) {
+  *got = 0;
+  while (*got < n) {
+    ssize_t r = pread(fd, buf + *got, n - *got, offset + *got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) break;
+    *got += static_cast<size_t>(r);
+  }
+  return 0;
+}
+
 // Opens with O_DIRECT when asked and possible; *direct says which it got.
 int OpenMaybeDirect(const std::string& path, int flags, bool want_direct,
                     bool* direct) {
@@ -124,6 +138,7 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
                       std::unique_ptr<ValueLog>* out) {
   out->reset();
   std::unique_ptr<ValueLog> log(new ValueLog(options, dir));
+  log->buf_bytes_ = std::max<size_t>(AlignUp(options.buffer_bytes), 1u << 20);
   if (options.read_only) {
     log->direct_ = options.direct_io;  // per file, at first read
     *out = std::move(log);
@@ -143,7 +158,6 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
     }
   }
   closedir(d);
-  log->buf_bytes_ = std::max<size_t>(AlignUp(options.buffer_bytes), 1u << 20);
   for (Buffer& b : log->buffers_) {
     b.data = AllocAligned(log->buf_bytes_);
     if (b.data == nullptr) {
@@ -423,15 +437,11 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
     if (ReadAhead(rf, file, offset, n, out, &s)) return s;
   }
   if (!rf.direct) {
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = pread(rf.fd, out + done, n - done, offset + done);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return posix::Error("cannot read value log", FileName(file), errno);
-      if (r == 0) return short_read(offset + done);
-      done += static_cast<size_t>(r);
+    size_t got = 0;
+    if (int err = ReadUpTo(rf.fd, out, n, offset, &got)) {
+      return posix::Error("cannot read value log", FileName(file), err);
     }
-    return Status::OK();
+    return got < n ? short_read(offset + got) : Status::OK();
   }
   char* bounce = nullptr;
   {
@@ -451,17 +461,10 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
     const size_t want = static_cast<size_t>(
         std::min<uint64_t>(AlignUp(offset + n) - a0, kBounceBytes));
     size_t got = 0;
-    while (got < want) {
-      ssize_t r = pread(rf.fd, bounce + got, want - got, a0 + got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        s = posix::Error("cannot read value log", FileName(file), errno);
-        break;
-      }
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
+    if (int err = ReadUpTo(rf.fd, bounce, want, a0, &got)) {
+      s = posix::Error("cannot read value log", FileName(file), err);
+      break;
     }
-    if (!s.ok()) break;
     const size_t skip = static_cast<size_t>(at - a0);
     if (got <= skip) {
       s = short_read(a0 + got);
@@ -485,11 +488,10 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
 // had (the caller then reads directly, and reports any error).
 bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
                          size_t n, char* out, Status* s) {
-  const size_t wbytes = std::max<size_t>(AlignUp(options_.buffer_bytes), 1u << 20);
   std::unique_lock<std::mutex> lock(ra_mu_);
   if (!loader_.joinable()) {
     for (Window& w : windows_) {
-      w.data = AllocAligned(wbytes);
+      w.data = AllocAligned(buf_bytes_);
       if (w.data == nullptr) return false;
     }
     loader_ = std::thread([this] { LoaderLoop(); });
@@ -497,7 +499,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
   // A window holds `at` (or will, once loaded).
   auto holds = [&](const Window& w, uint64_t at) {
     return w.file == file && w.offset <= at &&
-           at < w.offset + (w.loading ? wbytes : w.length);
+           at < w.offset + (w.loading ? buf_bytes_ : w.length);
   };
   size_t done = 0;
   while (done < n) {
@@ -520,12 +522,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
       w.offset = AlignDown(at);
       w.length = 0;
       size_t got = 0;
-      while (got < wbytes) {
-        ssize_t r = pread(rf.fd, w.data + got, wbytes - got, w.offset + got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += static_cast<size_t>(r);
-      }
+      ReadUpTo(rf.fd, w.data, buf_bytes_, w.offset, &got);  // errors: below
       w.length = got;
       if (!holds(w, at)) {
         w.length = 0;
@@ -541,7 +538,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
     // Start the next window unless it is there or coming.
     Window& next = windows_[hit ^ 1];
     const uint64_t next_off = w.offset + w.length;
-    if (w.length == wbytes && ra_request_ < 0 && !next.loading &&
+    if (w.length == buf_bytes_ && ra_request_ < 0 && !next.loading &&
         !(next.file == file && next.offset == next_off)) {
       next.file = file;
       next.offset = next_off;
@@ -557,7 +554,6 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
 }
 
 void ValueLog::LoaderLoop() {
-  const size_t wbytes = std::max<size_t>(AlignUp(options_.buffer_bytes), 1u << 20);
   std::unique_lock<std::mutex> lock(ra_mu_);
   for (;;) {
     ra_cv_.wait(lock, [&] { return ra_stop_ || ra_request_ >= 0; });
@@ -569,12 +565,7 @@ void ValueLog::LoaderLoop() {
     ra_request_ = -1;
     lock.unlock();
     size_t got = 0;
-    while (got < wbytes) {
-      ssize_t r = pread(fd, data + got, wbytes - got, off + got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;
-      got += static_cast<size_t>(r);
-    }
+    ReadUpTo(fd, data, buf_bytes_, off, &got);
     lock.lock();
     w.length = got;  // a failed load leaves a short window: readers miss
     w.loading = false;
@@ -630,15 +621,7 @@ Status ValueLog::Close() {
     std::unique_lock<std::mutex> lock(mu_);
     if (closed_) return Status::OK();
     if (!options_.read_only) {
-      if (dirty_ || allocated_ != 0) {
-        s = WriteTailLocked(&lock);
-        if (s.ok()) s = TrimLocked();
-        if (s.ok() && fdatasync(fd_) != 0) {
-          s = posix::Error("cannot sync value log", FileName(file_), errno);
-        }
-      } else {
-        s = error_;
-      }
+      s = dirty_ || allocated_ != 0 ? FinishFileLocked(&lock) : error_;
     }
     closed_ = true;
     stop_ = true;

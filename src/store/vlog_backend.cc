@@ -16,6 +16,16 @@ namespace {
 constexpr char kInline = 0x00;
 constexpr char kPointer = 0x01;
 
+// The location in a pointer-tagged value (raw[0] == kPointer).
+Status DecodePointer(std::string_view raw, const ValueLog& log,
+                     ValuePointer* p) {
+  if (raw.size() != 1 + ValuePointer::kEncodedSize) {
+    return Status::Corruption("a value with a bad layout tag in " + log.dir());
+  }
+  *p = ValuePointer::DecodeFrom(raw.data() + 1);
+  return Status::OK();
+}
+
 // Resolves a tagged value: an inline value is a view into `raw`; a pointer
 // is read into `buf` (grown as needed, never zero-filled).
 class Resolver {
@@ -30,16 +40,18 @@ class Resolver {
       *out = raw.substr(1);
       return Status::OK();
     }
-    if (raw[0] != kPointer || raw.size() != 1 + ValuePointer::kEncodedSize) {
+    if (raw[0] != kPointer) {
       return Status::Corruption("a value with a bad layout tag in " +
                                 log_->dir());
     }
-    const ValuePointer p = ValuePointer::DecodeFrom(raw.data() + 1);
+    ValuePointer p;
+    Status s = DecodePointer(raw, *log_, &p);
+    if (!s.ok()) return s;
     if (p.length > cap_) {
       buf_.reset(new char[p.length]);
       cap_ = p.length;
     }
-    Status s = log_->Read(p, buf_.get());
+    s = log_->Read(p, buf_.get());
     if (s.ok()) *out = std::string_view(buf_.get(), p.length);
     return s;
   }
@@ -108,11 +120,10 @@ class VlogBackend final : public Backend {
       if (s.ok()) value->assign(v.data(), v.size());
       return s;
     }
-    if (raw.size() != 1 + ValuePointer::kEncodedSize) {
-      return Status::Corruption("a value with a bad layout tag in " +
-                                log_->dir());
-    }
-    const ValuePointer p = ValuePointer::DecodeFrom(raw.data() + 1);
+    // A pointer is read straight into the caller's string.
+    ValuePointer p;
+    s = DecodePointer(raw, *log_, &p);
+    if (!s.ok()) return s;
     value->resize(p.length);
     return log_->Read(p, value->data());
   }
