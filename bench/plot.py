@@ -69,7 +69,7 @@ def table(points):
             "| CPU s/GiB written |",
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     key = lambda p: (p["part"], xfer_bytes(p["t"]), p["n"], p["pattern"],
-                     p["label"] != "FIO-LIMIT", p["label"])
+                     not p["label"].startswith("FIO-"), p["label"])
     for p in sorted(points, key=key):
         if p["skipped"]:
             rows.append(f"| {p['part']} | {p['label']} | | {p['n']} | {p['t']} "
@@ -82,7 +82,7 @@ def table(points):
         # transfers should not pay the small-write price.
         lw1 = lim.get((p["part"], p["n"], "1m"), (None, None))[0]
         fw1 = p["write"] / lw1 if lw1 and p["label"] != "FIO-LIMIT" else None
-        res = p["label"] != "FIO-LIMIT"
+        res = not p["label"].startswith("FIO-")
         rows.append(
             f"| {p['part']} | {p['label']} | {p['pattern']} | {p['n']} | {p['t']} "
             f"| {fmt(p['write'])} | {fmt(p['read'])} | {fmt(fw, '{:.2f}')} "

@@ -47,10 +47,13 @@ for n in 1 4; do
 done
 
 # 4. JSON: parses, and holds every field of the text summary.
-run 2 -a FIO-LIMIT,POSIX,MPIIO,HDF5,ADIOS2,SLUICE-KV -b 2m -t 512k -s 2 -e -C -R -i 2 \
+run 2 -a FIO-LIMIT,FIO-OVERWRITE,POSIX,MPIIO,HDF5,ADIOS2,SLUICE-KV -b 2m -t 512k -s 2 -e -C -R -i 2 \
   -o "$work/json" -O summaryFormat=JSON -O summaryFile="$work/s.json" \
   -O latencyFile="$work/lat.csv" >"$work/4.txt" 2>&1 || { fail "JSON run"; cat "$work/4.txt"; }
 python3 "$(dirname "$0")/bench_json_check.py" "$work/4.txt" "$work/s.json" "$work/lat.csv" || fail "JSON check"
+ls "$work"/sluice-limit.* >/dev/null 2>&1 && fail "fio's files left behind"
+grep -q "new files every repetition" "$work/4.txt" || fail "FIO-LIMIT note"
+grep -q "FIO-OVERWRITE" "$work/4.txt" || fail "no FIO-OVERWRITE row"
 
 if [ $fails -ne 0 ]; then
   echo "bench_cli_test: $fails failure(s)"

@@ -276,6 +276,34 @@ TEST_P(KVTest, BatchIsReadableBeforeStopAndDurableAfter) {
   ExpectMissing("b2");
 }
 
+TEST_P(KVTest, ReusedBatchKeepsEveryRoundsValuesApart) {
+  // One batch, cleared and refilled, reuses its large values' memory: no
+  // round may see another round's bytes. Values are put from parts.
+  WriteBatch b;
+  std::map<std::string, std::string> want;
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 3; ++i) {
+      const std::string key = "r" + std::to_string(round) + "k" + std::to_string(i);
+      const std::string head = "head" + std::to_string(round * 10 + i);
+      // Sizes shrink and grow, so reused memory is both larger and smaller.
+      const std::string body = Pattern(round * 10 + i, ((round % 3) + 1) * 70000 + i);
+      b.Put(key, {head, body});
+      want[key] = head + body;
+    }
+    const std::string big = Pattern(100 + round, 150000);
+    b.Put("replaced", Pattern(200 + round, 90000));
+    b.Put("replaced", big);  // the last update of a key wins
+    want["replaced"] = big;
+    ASSERT_OK(store_->Write(b));
+    b.Clear();
+    EXPECT_TRUE(b.empty());
+    for (const auto& [key, value] : want) ExpectValue(key, value);
+  }
+  ASSERT_OK(store_->WriteBarrier());
+  Reopen();
+  for (const auto& [key, value] : want) ExpectValue(key, value);
+}
+
 TEST_P(KVTest, CloseInsideBatchDiscardsItAndSaysSo) {
   ASSERT_OK(store_->Put("before", "kept"));
   ASSERT_OK(store_->StartBatch());

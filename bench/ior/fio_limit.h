@@ -1,7 +1,9 @@
 // FIO-LIMIT: the device's physical limit, measured by fio in the same
 // directory and run as the other tests: sequential write then read with
 // O_DIRECT, block size = the transfer size, one job per rank, each moving a
-// rank's bytes.
+// rank's bytes. New files every repetition, as every API writes; with
+// overwrite (FIO-OVERWRITE), the files are laid out once, untimed, and each
+// repetition overwrites them: the device's best case, shown for reference.
 #ifndef SLUICE_BENCH_IOR_FIO_LIMIT_H_
 #define SLUICE_BENCH_IOR_FIO_LIMIT_H_
 
@@ -13,7 +15,8 @@ namespace bench {
 
 // Collective. Appends one write and one read IterResult per repetition to
 // *test, or sets test->skipped.
-void RunFioLimit(const Params& params, int tasks, TestResult* test);
+void RunFioLimit(const Params& params, int tasks, bool overwrite,
+                 TestResult* test);
 
 // Extracts `"bw_bytes"` of the "write" or "read" section of fio's JSON
 // output (the first job: with group_reporting, the group). -1 if absent.

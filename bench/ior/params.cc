@@ -11,7 +11,7 @@ namespace bench {
 const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
       "POSIX",     "MPIIO",         "HDF5",     "ADIOS2",
-      "SLUICE-KV", "SLUICE-STREAM", "FIO-LIMIT"};
+      "SLUICE-KV", "SLUICE-STREAM", "FIO-LIMIT", "FIO-OVERWRITE"};
   return apis;
 }
 
@@ -36,7 +36,10 @@ std::string Usage() {
          "An IOR-style benchmark of checkpoint I/O. Flags keep IOR's meanings:\n"
          "  -a API[,API...]  " + apis + "\n"
          "                   (a list runs each in turn; with FIO-LIMIT first,\n"
-         "                   every result is also shown as a fraction of it)\n"
+         "                   every result is also shown as a fraction of it;\n"
+         "                   FIO-LIMIT writes new files each repetition, as\n"
+         "                   the APIs do; FIO-OVERWRITE overwrites files laid\n"
+         "                   out before it, the device's best case)\n"
          "  -b SIZE   block size: contiguous bytes per rank per segment (1m)\n"
          "  -t SIZE   transfer size: bytes per I/O call (256k)\n"
          "  -s N      segment count (1)\n"

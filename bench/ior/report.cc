@@ -175,7 +175,7 @@ std::string TextSummary(const Report& r) {
   for (const auto& t : r.tests) {
     if (!t.skipped.empty()) {
       out += "skipped   " + t.api + ": " + t.skipped + "\n";
-    } else if (t.api != "FIO-LIMIT") {
+    } else if (t.api.rfind("FIO-", 0) != 0) {
       out += Fmt("resources %s: peak RSS %.1f MiB per rank, %.2f CPU s per "
                  "GiB written\n",
                  t.api.c_str(), t.peak_rss_mib, t.cpu_seconds_per_gib);

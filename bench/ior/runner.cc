@@ -407,8 +407,8 @@ int Run(const Params& p) {
   for (const auto& name : p.apis) {
     TestResult test;
     if (rank == 0) printf("\n=== %s\n", name.c_str());
-    if (name == "FIO-LIMIT") {
-      RunFioLimit(p, tasks, &test);
+    if (name == "FIO-LIMIT" || name == "FIO-OVERWRITE") {
+      RunFioLimit(p, tasks, name == "FIO-OVERWRITE", &test);
       if (rank == 0) {
         printf("%s", TextIterHeader().c_str());
         for (const auto& r : test.iters) printf("%s", TextIter(r, p).c_str());

@@ -7,6 +7,7 @@
 #define SLUICE_WRITE_BATCH_H_
 
 #include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
@@ -24,7 +25,12 @@ class SLUICE_EXPORT WriteBatch {
   WriteBatch& operator=(WriteBatch&&) noexcept;
 
   void Put(std::string_view key, std::string_view value);
+  // Puts the concatenation of the parts (a header and a payload, say)
+  // without assembling it first.
+  void Put(std::string_view key, std::initializer_list<std::string_view> parts);
   void Delete(std::string_view key);
+  // Empties the batch. A batch that is cleared and refilled reuses the
+  // memory of its large values.
   void Clear();
   bool empty() const;
   // Bytes of keys and values held.

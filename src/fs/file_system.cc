@@ -75,6 +75,7 @@ struct OpenInode {
   bool extent_end_known = false;
   std::string buf;         // GUARDED_BY(mu): write-combining
   uint64_t buf_off = 0;
+  WriteBatch batch;        // GUARDED_BY(mu): reused, so its memory stays hot
   bool dirty = false;      // checksum out of date
   int opens = 0;           // GUARDED_BY(WriterFs::mu_)
   bool unlinked = false;   // GUARDED_BY(WriterFs::mu_)
@@ -380,7 +381,8 @@ class WriterFs : public FileSystem {
   Status Commit(OpenInode* st, uint64_t offset, std::string_view data) {
     Status s = KnowExtentEnd(st);
     if (!s.ok()) return s;
-    WriteBatch b;
+    WriteBatch& b = st->batch;
+    b.Clear();
     uint64_t removed = 0;
     if (offset < st->extent_end) {
       s = store_->RemoveRange(st->inode.ino, offset, offset + data.size(),
@@ -393,6 +395,7 @@ class WriterFs : public FileSystem {
     inode.flags |= kChecksumStale;
     FsStore::PutInode(&b, inode);
     s = store_->Write(b);
+    b.Clear();  // keeps the value's memory for the next extent
     if (s.ok()) {
       st->inode = inode;
       st->extent_end = std::max<uint64_t>(st->extent_end, offset + data.size());

@@ -143,14 +143,10 @@ uint64_t DataChecksum(uint64_t ino, uint64_t offset, std::string_view data) {
                               ino * 0x9E3779B97F4A7C15ull ^ offset);
 }
 
-std::string EncodeExtent(uint64_t ino, uint64_t offset, std::string_view data,
-                         uint64_t* checksum) {
-  std::string v;
-  v.resize(kExtentHeader + data.size());
-  *checksum = DataChecksum(ino, offset, data);
-  EncodeFixed64(&v[0], data.size());
-  EncodeFixed64(&v[8], *checksum);
-  memcpy(&v[kExtentHeader], data.data(), data.size());
+std::string EncodeExtentHeader(uint64_t length, uint64_t checksum) {
+  std::string v(kExtentHeader, '\0');
+  EncodeFixed64(&v[0], length);
+  EncodeFixed64(&v[8], checksum);
   return v;
 }
 

@@ -74,9 +74,8 @@ Status DecodeDirent(std::string_view v, uint64_t* ino, FileType* type);
 
 uint64_t DataChecksum(uint64_t ino, uint64_t offset, std::string_view data);
 constexpr size_t kExtentHeader = 16;
-// Header + data of an extent.
-std::string EncodeExtent(uint64_t ino, uint64_t offset, std::string_view data,
-                         uint64_t* checksum);
+// An extent's value is this header (length, DataChecksum) + the data.
+std::string EncodeExtentHeader(uint64_t length, uint64_t checksum);
 // Checks the header and the data; *data points into `v`. `what` names the
 // file in the error.
 Status DecodeExtent(std::string_view v, uint64_t ino, uint64_t offset,

@@ -175,8 +175,8 @@ Status FsStore::ExtentEnd(uint64_t ino, uint64_t* end) {
 
 void FsStore::PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
                         WriteBatch* b) {
-  uint64_t sum;
-  b->Put(ExtentKey(ino, offset), EncodeExtent(ino, offset, data, &sum));
+  const uint64_t sum = DataChecksum(ino, offset, data);
+  b->Put(ExtentKey(ino, offset), {EncodeExtentHeader(data.size(), sum), data});
   b->Put(IndexKey(ino, offset), EncodeIndex(data.size(), sum));
 }
 

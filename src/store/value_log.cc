@@ -36,6 +36,51 @@ char* AllocAligned(size_t n) {
   return static_cast<char*>(p);
 }
 
+// The big buffers (write buffers, read-ahead windows) outlive the logs that
+// use them: a process that writes a checkpoint every few minutes opens a
+// store each time, and faulting tens of MiB of fresh pages in at every open
+// costs more than the open itself (on a VM that hands freed memory back to
+// its host, several times more). Closed logs return their buffers here; up
+// to kPoolBytes stay, faulted in, for the next log of the same size.
+constexpr size_t kPoolBytes = 64u << 20;
+std::mutex pool_mu;
+std::vector<std::pair<char*, size_t>>* pool = nullptr;  // GUARDED_BY(pool_mu)
+size_t pool_bytes = 0;                                  // GUARDED_BY(pool_mu)
+
+// A buffer of n aligned bytes with its pages faulted in, or nullptr.
+char* TakeBuffer(size_t n) {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu);
+    if (pool != nullptr) {
+      for (size_t i = 0; i < pool->size(); ++i) {
+        if ((*pool)[i].second != n) continue;
+        char* p = (*pool)[i].first;
+        (*pool)[i] = pool->back();
+        pool->pop_back();
+        pool_bytes -= n;
+        return p;
+      }
+    }
+  }
+  char* p = AllocAligned(n);
+  if (p != nullptr) memset(p, 0, n);  // fault the pages in once, reuse
+  return p;
+}
+
+void GiveBuffer(char* p, size_t n) {
+  if (p == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(pool_mu);
+    if (pool_bytes + n <= kPoolBytes) {
+      if (pool == nullptr) pool = new std::vector<std::pair<char*, size_t>>;
+      pool->emplace_back(p, n);
+      pool_bytes += n;
+      return;
+    }
+  }
+  free(p);
+}
+
 // Reads up to `n` bytes at `offset`, stopping early only at the end of the
 // file; *got says how many. Returns 0 or the errno of a failed read.
 int ReadUpTo(int fd, char* buf, size_t n, uint64_t offset, size_t* got) {
@@ -159,12 +204,11 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
   }
   closedir(d);
   for (Buffer& b : log->buffers_) {
-    b.data = AllocAligned(log->buf_bytes_);
+    b.data = TakeBuffer(log->buf_bytes_);
     if (b.data == nullptr) {
       return Status::NoSpace("cannot allocate the value log's write buffers (" +
                              std::to_string(log->buf_bytes_) + " bytes each)");
     }
-    memset(b.data, 0, log->buf_bytes_);  // fault the pages in once, reuse
   }
   {
     std::lock_guard<std::mutex> lock(log->mu_);
@@ -178,8 +222,8 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
 
 ValueLog::~ValueLog() {
   Close();
-  for (Buffer& b : buffers_) free(b.data);
-  for (Window& w : windows_) free(w.data);
+  for (Buffer& b : buffers_) GiveBuffer(b.data, buf_bytes_);
+  for (Window& w : windows_) GiveBuffer(w.data, buf_bytes_);
   for (char* p : spare_) free(p);
 }
 
@@ -491,7 +535,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
   std::unique_lock<std::mutex> lock(ra_mu_);
   if (!loader_.joinable()) {
     for (Window& w : windows_) {
-      w.data = AllocAligned(buf_bytes_);
+      if (w.data == nullptr) w.data = TakeBuffer(buf_bytes_);
       if (w.data == nullptr) return false;
     }
     loader_ = std::thread([this] { LoaderLoop(); });

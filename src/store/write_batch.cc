@@ -13,6 +13,10 @@ WriteBatch& WriteBatch::operator=(WriteBatch&&) noexcept = default;
 void WriteBatch::Put(std::string_view key, std::string_view value) {
   rep_->Put(key, value);
 }
+void WriteBatch::Put(std::string_view key,
+                     std::initializer_list<std::string_view> parts) {
+  rep_->PutParts(key, parts);
+}
 void WriteBatch::Delete(std::string_view key) { rep_->Delete(key); }
 void WriteBatch::Clear() { rep_->Clear(); }
 bool WriteBatch::empty() const { return rep_->empty(); }

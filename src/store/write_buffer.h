@@ -4,14 +4,21 @@
 // only the last state of each key, in key order, so reads can look through
 // it and the backend receives sorted updates.
 //
+// A buffer that is cleared and filled again (the file layer keeps one per open
+// file) reuses the memory of its large values: fresh memory faults in slowly,
+// and on a VM that returns freed memory to its host, several times slowly.
+//
 // Not thread-safe: the store guards it with its mutex.
 #ifndef SLUICE_STORE_WRITE_BUFFER_H_
 #define SLUICE_STORE_WRITE_BUFFER_H_
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sluice {
 
@@ -20,8 +27,26 @@ class WriteBuffer {
   using Entries = std::map<std::string, std::optional<std::string>, std::less<>>;
   enum class Lookup { kMissing, kValue, kDeleted };
 
+  WriteBuffer() = default;
+  // Copies hold the updates, not the spare memory.
+  WriteBuffer(const WriteBuffer& o) : entries_(o.entries_), bytes_(o.bytes_) {}
+  WriteBuffer& operator=(const WriteBuffer& o) {
+    entries_ = o.entries_;
+    bytes_ = o.bytes_;
+    return *this;
+  }
+
   void Put(std::string_view key, std::string_view value) {
-    Set(key, std::string(value));
+    PutParts(key, {value});
+  }
+  // The value is the concatenation of the parts.
+  void PutParts(std::string_view key,
+                std::initializer_list<std::string_view> parts) {
+    size_t n = 0;
+    for (std::string_view p : parts) n += p.size();
+    std::string v = SpareString(n);
+    for (std::string_view p : parts) v.append(p.data(), p.size());
+    Set(key, std::move(v));
   }
   void Delete(std::string_view key) { Set(key, std::nullopt); }
   // Appends to a buffered value; the caller checks Find first.
@@ -43,6 +68,9 @@ class WriteBuffer {
   // Approximate memory held: keys plus values.
   size_t bytes() const { return bytes_; }
   void Clear() {
+    for (auto& entry : entries_) {
+      if (entry.second) Recycle(std::move(*entry.second));
+    }
     entries_.clear();
     bytes_ = 0;
   }
@@ -57,11 +85,35 @@ class WriteBuffer {
       bytes_ -= it->second->size();
     }
     if (value) bytes_ += value->size();
+    if (it->second) Recycle(std::move(*it->second));
     it->second = std::move(value);
+  }
+
+  // Values of at least kRecycleBytes are kept (up to kSpares) when cleared
+  // or replaced, and reused by later puts that fit.
+  static constexpr size_t kRecycleBytes = 64u << 10;
+  static constexpr size_t kSpares = 2;
+  std::string SpareString(size_t n) {
+    for (size_t i = 0; i < spare_.size(); ++i) {
+      if (spare_[i].capacity() < n) continue;
+      std::string s = std::move(spare_[i]);
+      spare_.erase(spare_.begin() + static_cast<std::ptrdiff_t>(i));
+      s.clear();
+      return s;
+    }
+    std::string s;
+    s.reserve(n);
+    return s;
+  }
+  void Recycle(std::string&& s) {
+    if (s.capacity() >= kRecycleBytes && spare_.size() < kSpares) {
+      spare_.push_back(std::move(s));
+    }
   }
 
   Entries entries_;
   size_t bytes_ = 0;
+  std::vector<std::string> spare_;
 };
 
 }  // namespace sluice
