@@ -18,7 +18,7 @@ APT_PACKAGES=(
   libhdf5-openmpi-dev fio
   python3 python3-pip
 )
-PIP_PACKAGES=(adios2 matplotlib numpy)
+PIP_PACKAGES=(adios2 matplotlib numpy h5py)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -38,7 +38,7 @@ else
 fi
 
 if [ "${SLUICE_SKIP_PIP:-0}" != 1 ]; then
-  if python3 -c "import adios2, matplotlib, numpy" 2>/dev/null; then
+  if python3 -c "import adios2, matplotlib, numpy, h5py" 2>/dev/null; then
     echo "install-deps: Python packages present"
   else
     echo "install-deps: pip install ${PIP_PACKAGES[*]}"

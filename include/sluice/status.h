@@ -106,6 +106,10 @@ class SLUICE_EXPORT Status {
 // A short name for a code: "NotFound", "IOError", ...
 SLUICE_EXPORT const char* CodeName(Code code);
 
+// The errno a POSIX call reports for `s` (0 when OK; EIO for corruption and
+// the other store failures).
+SLUICE_EXPORT int ErrnoOf(const Status& s);
+
 }  // namespace sluice
 
 #endif  // SLUICE_STATUS_H_

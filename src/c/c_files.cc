@@ -14,7 +14,7 @@
 #include "fs/mount.h"
 #include "sluice/fs.h"
 
-using sluice::Code;
+using sluice::ErrnoOf;
 using sluice::File;
 using sluice::FileInfo;
 using sluice::FileSystem;
@@ -37,28 +37,6 @@ struct Descriptor {
 
 std::mutex table_mu;
 std::vector<std::shared_ptr<Descriptor>> table;  // GUARDED_BY(table_mu)
-
-int ErrnoOf(const Status& s) {
-  switch (s.code()) {
-    case Code::kOk: return 0;
-    case Code::kNotFound: return ENOENT;
-    case Code::kAlreadyExists: return EEXIST;
-    case Code::kNotADirectory: return ENOTDIR;
-    case Code::kIsADirectory: return EISDIR;
-    case Code::kNotEmpty: return ENOTEMPTY;
-    case Code::kInvalidArgument: return EINVAL;
-    case Code::kNoSpace: return ENOSPC;
-    case Code::kBusy: return EBUSY;
-    case Code::kNotSupported: return ENOTSUP;
-    case Code::kCorruption:
-    case Code::kIOError:
-    case Code::kIncomplete:
-    case Code::kNotAStore:
-    case Code::kVersionTooNew:
-      return EIO;
-  }
-  return EIO;
-}
 
 // Records `s`; returns 0, or -1 with errno set.
 int Fail(const Status& s, int err = 0) {

@@ -46,6 +46,9 @@ Status FsStore::Open(const StoreOptions& options, const std::string& path,
     PutInode(&b, root);
     b.Put(SuperKey(), EncodeSuper(super));
     s = fs->store_->Write(b);
+    // A new store is a file system from its first moment, even if its
+    // process dies before it writes anything else.
+    if (s.ok()) s = fs->store_->WriteBarrier();
   } else if (s.IsNotFound()) {
     s = Status::NotAStore("store " + path + " holds no Sluice file system");
   } else if (s.ok()) {

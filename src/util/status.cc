@@ -1,5 +1,7 @@
 #include "sluice/status.h"
 
+#include <errno.h>
+
 namespace sluice {
 
 Status::Status(Code code, std::string_view msg)
@@ -45,6 +47,28 @@ const char* CodeName(Code code) {
     case Code::kNotEmpty: return "NotEmpty";
   }
   return "Unknown";
+}
+
+int ErrnoOf(const Status& s) {
+  switch (s.code()) {
+    case Code::kOk: return 0;
+    case Code::kNotFound: return ENOENT;
+    case Code::kAlreadyExists: return EEXIST;
+    case Code::kNotADirectory: return ENOTDIR;
+    case Code::kIsADirectory: return EISDIR;
+    case Code::kNotEmpty: return ENOTEMPTY;
+    case Code::kInvalidArgument: return EINVAL;
+    case Code::kNoSpace: return ENOSPC;
+    case Code::kBusy: return EBUSY;
+    case Code::kNotSupported: return ENOTSUP;
+    case Code::kCorruption:
+    case Code::kIOError:
+    case Code::kIncomplete:
+    case Code::kNotAStore:
+    case Code::kVersionTooNew:
+      return EIO;
+  }
+  return EIO;
 }
 
 }  // namespace sluice

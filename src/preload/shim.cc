@@ -1,0 +1,711 @@
+#include "preload/shim.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "util/coding.h"
+
+namespace sluice {
+namespace preload {
+
+thread_local bool t_inside __attribute__((tls_model("initial-exec"))) = false;
+std::atomic<Desc*> g_fds[kMaxFds];
+std::atomic<bool> g_ready{false};
+std::mutex g_mu;
+
+namespace {
+
+// ---- configuration ---------------------------------------------------------
+struct Config {
+  bool active = false;      // SLUICE_MOUNT set and usable
+  std::string prefix;       // "/sluice"
+  std::string root;         // SLUICE_ROOT
+  std::string error;        // why the mount is unusable
+  FsOptions options;
+  int writer = 0;
+  bool always_writer = false;  // a writer id was given: never the merged view
+  double lock_wait = 60;
+  mode_t umask = 022;
+};
+
+// Everything that needs a constructor lives here, made by Init and never
+// destroyed: calls arrive before this library's static constructors run
+// (other libraries' constructors) and after its destructors (atexit).
+struct State {
+  Config cfg;
+  // GUARDED_BY(g_mu)
+  std::unique_ptr<FileSystem> fs;
+  bool fs_writer = false;
+  std::vector<Desc*> descs;
+  // The current directory, virtual when inside the mount. GUARDED_BY(g_cwd_mu)
+  std::string vcwd;
+  std::string real_cwd;
+};
+State* S = nullptr;
+std::mutex g_cwd_mu;
+std::atomic<bool> g_vcwd_active{false};
+std::atomic<bool> g_cwd_near{false};  // the real cwd is an ancestor of the mount
+
+std::once_flag g_once;
+bool g_used_store = false;         // this process opened a store
+bool g_forked_after_use = false;   // ... and this is a child of it, pre-exec
+
+bool ResolveAbsolute(const char* path, std::string* out);
+
+// ---- the placeholder's header ----------------------------------------------
+// magic "SLUICEFD" | u32 version | u32 flags | u32 is_dir | u32 pending |
+// u32 mode | u32 path length | path | u64 XXH64 of everything before it.
+// A pending open (made in a forked child before exec) still carries
+// O_CREAT/O_EXCL/O_TRUNC and the mode; the first use performs it.
+constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'F', 'D'};
+constexpr uint32_t kVersion = 1;
+constexpr char kMemfdName[] = "sluice-fd";
+
+constexpr size_t kFixed = sizeof kMagic + 24;
+
+std::string EncodeHeader(const Desc& d) {
+  std::string h(kFixed, '\0');
+  memcpy(&h[0], kMagic, sizeof kMagic);
+  char* p = &h[sizeof kMagic];
+  EncodeFixed32(p, kVersion);
+  EncodeFixed32(p + 4, static_cast<uint32_t>(d.flags));
+  EncodeFixed32(p + 8, d.is_dir ? 1 : 0);
+  EncodeFixed32(p + 12, d.pending ? 1 : 0);
+  EncodeFixed32(p + 16, static_cast<uint32_t>(d.mode));
+  EncodeFixed32(p + 20, static_cast<uint32_t>(d.path.size()));
+  const std::string& path = d.path;
+  h += path;
+  char sum[8];
+  EncodeFixed64(sum, XXH64(h.data(), h.size(), 0));
+  h.append(sum, sizeof sum);
+  return h;
+}
+
+bool DecodeHeader(int fd, Desc* d) {
+  SLUICE_REAL(pread);
+  char buf[8192];
+  ssize_t n = real_pread(fd, buf, sizeof buf, 0);
+  if (n < static_cast<ssize_t>(kFixed + 8)) return false;
+  if (memcmp(buf, kMagic, sizeof kMagic) != 0) return false;
+  const char* p = buf + sizeof kMagic;
+  if (DecodeFixed32(p) != kVersion) return false;
+  uint32_t len = DecodeFixed32(p + 20);
+  if (kFixed + len + 8 > static_cast<size_t>(n)) return false;
+  if (DecodeFixed64(buf + kFixed + len) != XXH64(buf, kFixed + len, 0)) {
+    return false;
+  }
+  d->flags = static_cast<int>(DecodeFixed32(p + 4));
+  d->is_dir = DecodeFixed32(p + 8) != 0;
+  d->pending = DecodeFixed32(p + 12) != 0;
+  d->mode = static_cast<mode_t>(DecodeFixed32(p + 16));
+  d->path.assign(buf + kFixed, len);
+  return true;
+}
+
+void Say(const std::string& msg) {
+  SLUICE_REAL(write);
+  std::string line = "sluice: " + msg + "\n";
+  int fd = 2;
+  if (g_fds[2].load(std::memory_order_acquire) != nullptr) return;
+  (void)!real_write(fd, line.data(), line.size());
+}
+
+bool ParseConfig() {
+  const char* mount = getenv("SLUICE_MOUNT");
+  if (!mount || !*mount) return false;
+  std::string prefix = mount;
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (prefix[0] != '/' || prefix == "/") {
+    S->cfg.error = "SLUICE_MOUNT must be an absolute directory other than /, "
+                  "not '" + std::string(mount) + "'";
+    return true;
+  }
+  std::string norm;
+  if (!NormalizePath(prefix, &norm).ok()) norm = prefix;
+  S->cfg.prefix = norm;
+  const char* root = getenv("SLUICE_ROOT");
+  if (!root || !*root || root[0] != '/') {
+    S->cfg.error = "SLUICE_MOUNT is set but SLUICE_ROOT (an absolute directory "
+                  "that holds the stores) is not";
+    return true;
+  }
+  S->cfg.root = root;
+  std::string nroot;
+  if (NormalizePath(S->cfg.root, &nroot).ok() &&
+      (nroot == norm || nroot.compare(0, norm.size() + 1, norm + "/") == 0)) {
+    S->cfg.error = "SLUICE_ROOT " + S->cfg.root + " lies inside SLUICE_MOUNT " +
+                  norm;
+    return true;
+  }
+  if (const char* o = getenv("SLUICE_OPTIONS")) {
+    Status s = S->cfg.options.store.SetAll(o);
+    if (!s.ok()) {
+      S->cfg.error = "SLUICE_OPTIONS: " + s.message();
+      return true;
+    }
+  }
+  if (const char* e = getenv("SLUICE_EXTENT_BYTES")) {
+    Status s = ParseSize(e, &S->cfg.options.extent_bytes);
+    if (!s.ok()) {
+      S->cfg.error = "SLUICE_EXTENT_BYTES: " + s.message();
+      return true;
+    }
+  }
+  const char* w = getenv("SLUICE_WRITER");
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (!w) w = getenv(v);
+  }
+  if (w) {
+    char* end;
+    long v = strtol(w, &end, 10);
+    if (*end || v < 0 || v > 99999999) {
+      S->cfg.error = "SLUICE_WRITER (or the MPI rank) '" + std::string(w) +
+                    "' is not a writer number";
+      return true;
+    }
+    S->cfg.writer = static_cast<int>(v);
+    S->cfg.always_writer = true;
+  }
+  if (const char* t = getenv("SLUICE_LOCK_WAIT")) S->cfg.lock_wait = atof(t);
+  S->cfg.active = true;
+  return true;
+}
+
+mode_t ReadUmask() {
+  // umask(2) cannot be read without changing it; /proc can.
+  SLUICE_REAL(open);
+  SLUICE_REAL(read);
+  SLUICE_REAL(close);
+  mode_t mask = 022;
+  int fd = real_open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return mask;
+  char buf[4096];
+  ssize_t n = real_read(fd, buf, sizeof buf - 1);
+  real_close(fd);
+  if (n <= 0) return mask;
+  buf[n] = 0;
+  if (const char* u = strstr(buf, "Umask:")) {
+    mask = static_cast<mode_t>(strtol(u + 6, nullptr, 8));
+  }
+  return mask;
+}
+
+Desc* FindByKey(ino_t key) {
+  for (Desc* d : S->descs) {
+    if (d->key == key) return d;
+  }
+  return nullptr;
+}
+
+void Register(int fd, Desc* d) {
+  if (Desc* stale = g_fds[fd].load()) {
+    if (stale != d) DropLocked(fd);
+  }
+  g_fds[fd].store(d, std::memory_order_release);
+}
+
+// Descriptors inherited through exec: placeholders found in /proc/self/fd.
+void AdoptInherited() {
+  SLUICE_REAL(opendir);
+  SLUICE_REAL(readdir);
+  SLUICE_REAL(closedir);
+  SLUICE_REAL(readlink);
+  SLUICE_REAL(fstat);
+  DIR* dir = real_opendir("/proc/self/fd");
+  if (!dir) return;
+  std::vector<int> fds;
+  while (struct dirent* e = real_readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    fds.push_back(atoi(e->d_name));
+  }
+  real_closedir(dir);
+  const std::string want = std::string("/memfd:") + kMemfdName;
+  for (int fd : fds) {
+    if (fd >= kMaxFds) continue;
+    char link[64], target[256];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = real_readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = 0;
+    if (strncmp(target, want.c_str(), want.size()) != 0) continue;
+    Desc found;
+    struct stat st;
+    if (!DecodeHeader(fd, &found)) continue;
+    if (real_fstat(fd, &st) != 0) continue;
+    Desc* d = FindByKey(st.st_ino);
+    if (!d) {
+      d = new Desc;
+      d->path = found.path;
+      d->flags = found.flags;
+      d->is_dir = found.is_dir;
+      d->pending = found.pending;
+      d->mode = found.mode;
+      d->key = st.st_ino;
+      S->descs.push_back(d);
+    }
+    d->refs++;
+    g_fds[fd].store(d, std::memory_order_release);
+  }
+}
+
+// A program started by a shell that had changed into the mount: the
+// kernel's cwd is the mount point and PWD says where inside it.
+void AdoptCwd() {
+  if (!S->cfg.active) return;
+  const char* pwd = getenv("PWD");
+  std::string p;
+  if (!pwd || !ResolveAbsolute(pwd, &p)) return;
+  struct stat st;
+  SLUICE_REAL(stat);
+  bool point_exists = real_stat(S->cfg.prefix.c_str(), &st) == 0;
+  if (point_exists && S->real_cwd != S->cfg.prefix) return;  // PWD is stale
+  SetVirtualCwd(p);
+}
+
+void ForkPrepare() {
+  g_mu.lock();
+  ReleaseLocked();
+}
+void ForkParent() { g_mu.unlock(); }
+void ForkChild() {
+  // The storage engine's background threads stayed behind in the parent,
+  // and its mutexes and condition variables with them: a store opened here
+  // could hang. Until this child execs, opens are recorded and carried out
+  // by the program it execs; anything else on stored files fails.
+  if (g_used_store) g_forked_after_use = true;
+  g_mu.unlock();
+}
+
+void InitState() {
+  Inside inside;
+  S = new State;
+  if (!ParseConfig()) {
+    g_ready.store(true, std::memory_order_release);
+    return;
+  }
+  if (!S->cfg.error.empty()) Say(S->cfg.error);
+  S->cfg.umask = ReadUmask();
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    AdoptInherited();
+  }
+  RealCwdChanged();
+  AdoptCwd();
+  pthread_atfork(ForkPrepare, ForkParent, ForkChild);
+  g_ready.store(true, std::memory_order_release);
+}
+
+void Init() {
+  InitState();
+  if (!S->cfg.active) return;
+  for (int fd = 0; fd <= 2; fd++) SyncStdStream(fd);
+}
+
+__attribute__((constructor)) void Construct() { EnsureInit(); }
+
+void AtExit() {
+  if (!S || !S->cfg.active) return;
+  fflush(nullptr);  // stdio buffers of stored files, before the store closes
+  Release();
+}
+
+// The storage engine's function-local statics are made at its first open
+// and destroyed by exit() before any library destructor runs; an atexit
+// handler registered after that first open runs before them.
+std::atomic<bool> g_atexit_registered{false};
+
+__attribute__((destructor)) void Destruct() { AtExit(); }
+
+}  // namespace
+
+void* RealSym(const char* name) {
+  void* p = dlsym(RTLD_NEXT, name);
+  if (!p) {
+    // A libc without it (older than the one this was built for).
+    dprintf(2, "sluice: libc has no %s\n", name);
+    abort();
+  }
+  return p;
+}
+
+void EnsureInit() {
+  if (g_ready.load(std::memory_order_acquire) || t_inside) return;
+  std::call_once(g_once, Init);
+}
+
+const std::string& MountPrefix() { return S->cfg.prefix; }
+const std::string& DataRoot() { return S->cfg.root; }
+
+// ---- paths -----------------------------------------------------------------
+namespace {
+// Joins `rel` to `base` (a file-system path) and normalises it; false when
+// it climbs out of the mount.
+bool JoinInside(const std::string& base, const char* rel, std::string* out) {
+  std::string joined = base;
+  if (joined.empty() || joined.back() != '/') joined += '/';
+  joined += rel;
+  return NormalizePath(joined, out).ok();
+}
+
+// An absolute path: under the prefix?
+bool ResolveAbsolute(const char* path, std::string* out) {
+  const std::string& p = S->cfg.prefix;
+  if (strncmp(path, p.data(), p.size()) != 0) return false;
+  char next = path[p.size()];
+  if (next != '/' && next != 0) return false;
+  const char* rest = path + p.size();
+  if (!*rest) {
+    *out = "/";
+    return true;
+  }
+  return NormalizePath(rest, out).ok();
+}
+}  // namespace
+
+bool Resolve(int dirfd, const char* path, std::string* out) {
+  if (!g_ready.load(std::memory_order_acquire)) EnsureInit();
+  if (t_inside || !S || !S->cfg.active || !path) return false;
+  if (path[0] == '/') return ResolveAbsolute(path, out);
+  if (dirfd != AT_FDCWD) {
+    Desc* d = Lookup(dirfd);
+    if (!d) return false;
+    std::string base;
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      if (g_fds[dirfd].load() != d) return false;
+      base = d->path;
+    }
+    return JoinInside(base, path, out);
+  }
+  if (g_vcwd_active.load(std::memory_order_acquire)) {
+    std::string base;
+    {
+      std::lock_guard<std::mutex> lock(g_cwd_mu);
+      base = S->vcwd;
+    }
+    if (!base.empty()) return JoinInside(base, path, out);
+  }
+  if (!g_cwd_near.load(std::memory_order_acquire) && !strstr(path, "..")) {
+    return false;
+  }
+  std::string full;
+  {
+    std::lock_guard<std::mutex> lock(g_cwd_mu);
+    full = S->real_cwd;
+  }
+  full += '/';
+  full += path;
+  std::string norm;
+  if (!NormalizePath(full, &norm).ok()) return false;
+  return ResolveAbsolute(norm.c_str(), out);
+}
+
+std::string VirtualCwd() {
+  std::lock_guard<std::mutex> lock(g_cwd_mu);
+  return S->vcwd;
+}
+
+void SetVirtualCwd(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_cwd_mu);
+  S->vcwd = path;
+  g_vcwd_active.store(!path.empty(), std::memory_order_release);
+}
+
+void RealCwdChanged() {
+  if (!S || !S->cfg.active) return;
+  char buf[4096];
+  SLUICE_REAL(getcwd);
+  const char* cwd = real_getcwd(buf, sizeof buf);
+  std::lock_guard<std::mutex> lock(g_cwd_mu);
+  S->real_cwd = cwd ? cwd : "";
+  const std::string& p = S->cfg.prefix;
+  bool near = cwd && (S->real_cwd == "/" ||
+                      p.compare(0, S->real_cwd.size() + 1, S->real_cwd + "/") == 0);
+  g_cwd_near.store(near, std::memory_order_release);
+  S->vcwd.clear();
+  g_vcwd_active.store(false, std::memory_order_release);
+}
+
+// ---- errors ----------------------------------------------------------------
+int Fail(const Status& s) {
+  int e = ErrnoOf(s);
+  switch (s.code()) {
+    case Code::kCorruption:
+    case Code::kIOError:
+    case Code::kBusy:
+    case Code::kNoSpace:
+    case Code::kNotAStore:
+    case Code::kVersionTooNew:
+      Say(s.ToString());
+      break;
+    default:
+      break;
+  }
+  errno = e ? e : EIO;
+  return -1;
+}
+
+// ---- the store -------------------------------------------------------------
+Status View(bool write, FileSystem** fs) {
+  if (!S->cfg.error.empty()) return Status::InvalidArgument(S->cfg.error);
+  if (g_forked_after_use) {
+    return Status::NotSupported(
+        "stored files cannot be used in a child process between fork and "
+        "exec when its parent had used the store (the engine's threads do "
+        "not survive fork); opens are passed on to the program it execs");
+  }
+  if (S->cfg.always_writer) write = true;
+  if (S->fs && (S->fs_writer || !write)) {
+    *fs = S->fs.get();
+    return Status::OK();
+  }
+  if (S->fs) ReleaseLocked();  // reader to writer: files reattach on next use
+  Inside inside;
+  const int who = write ? S->cfg.writer : FileSystem::kReader;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(S->cfg.lock_wait);
+  Status s;
+  bool said = false;
+  for (;;) {
+    s = FileSystem::Open(S->cfg.options, S->cfg.root, who, &S->fs);
+    if (!s.IsBusy() || std::chrono::steady_clock::now() >= deadline) break;
+    if (!said && S->cfg.lock_wait >= 2) {
+      Say("waiting up to " + std::to_string(static_cast<int>(S->cfg.lock_wait)) +
+          " s (SLUICE_LOCK_WAIT) for " + s.message());
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!s.ok()) {
+    S->fs.reset();
+    return s;
+  }
+  S->fs_writer = write;
+  g_used_store = true;
+  *fs = S->fs.get();
+  if (!g_atexit_registered.exchange(true)) atexit(AtExit);
+  return Status::OK();
+}
+
+Status Attach(Desc* d) {
+  if (!d->error.ok()) {
+    Status e = std::move(d->error);
+    d->error = Status::OK();
+    return e;
+  }
+  if (d->file || (d->is_dir && !d->pending)) return Status::OK();
+  const int acc = d->flags & O_ACCMODE;
+  constexpr int kOpenOnly = O_CREAT | O_EXCL | O_TRUNC;
+  FileSystem* fs;
+  Status s = View(acc != O_RDONLY || (d->pending && (d->flags & kOpenOnly)),
+                  &fs);
+  if (!s.ok()) return s;
+  Inside inside;
+  if (!d->pending) return fs->OpenFile(d->path, acc, 0, &d->file);
+  // An open made before exec: carry it out now, once.
+  s = fs->OpenFile(d->path, acc | (d->flags & kOpenOnly), d->mode, &d->file);
+  if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
+      !(d->flags & O_CREAT)) {
+    d->is_dir = true;
+    s = Status::OK();
+  }
+  if (!s.ok()) return s;
+  d->pending = false;
+  d->flags &= ~kOpenOnly;
+  for (int fd = 0; fd < kMaxFds; fd++) {
+    if (g_fds[fd].load() == d) {
+      RewriteHeaderLocked(fd, d);
+      break;
+    }
+  }
+  return Status::OK();
+}
+
+void ReleaseLocked() {
+  Inside inside;
+  for (Desc* d : S->descs) {
+    if (!d->file) continue;
+    Status s = d->file->Close();
+    if (!s.ok() && d->error.ok()) d->error = s;
+    d->file.reset();
+  }
+  if (S->fs) {
+    Status s = S->fs->Close();
+    if (!s.ok()) Say("closing the store: " + s.ToString());
+    S->fs.reset();
+  }
+}
+
+void MaybeReleaseLocked() {
+  if (!S || !S->fs) return;
+  for (const Desc* d : S->descs) {
+    if (d->file) return;
+  }
+  ReleaseLocked();
+}
+
+void Release() {
+  if (!S || !S->cfg.active) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  ReleaseLocked();
+}
+
+Status StatLocked(const std::string& path, FileInfo* fi) {
+  FileSystem* fs;
+  Status s = View(false, &fs);
+  if (s.IsNotFound() && path == "/") {
+    *fi = FileInfo();
+    fi->is_dir = true;
+    fi->mode = 0755;
+    fi->ino = 1;
+    return Status::OK();
+  }
+  if (!s.ok()) return s;
+  Inside inside;
+  return fs->Stat(path, fi);
+}
+
+Status StatDescLocked(Desc* d, FileInfo* fi) {
+  if (!d->is_dir) {
+    Status s = Attach(d);
+    if (!s.ok()) return s;
+    Inside inside;
+    return d->file->Stat(fi);
+  }
+  return StatLocked(d->path, fi);
+}
+
+void FillStat(const FileInfo& fi, struct stat* st) {
+  memset(st, 0, sizeof *st);
+  st->st_dev = makedev(0, 0xfe51c);
+  st->st_ino = fi.ino;
+  st->st_mode = (fi.is_dir ? S_IFDIR : S_IFREG) | (fi.mode & 07777);
+  st->st_nlink = fi.is_dir ? 2 : 1;
+  st->st_uid = geteuid();
+  st->st_gid = getegid();
+  st->st_size = static_cast<off_t>(fi.size);
+  st->st_blksize = 1 << 20;
+  st->st_blocks = static_cast<blkcnt_t>((fi.allocated + 511) / 512);
+  st->st_atim.tv_sec = fi.atime_ns / 1000000000;
+  st->st_atim.tv_nsec = fi.atime_ns % 1000000000;
+  st->st_mtim.tv_sec = fi.mtime_ns / 1000000000;
+  st->st_mtim.tv_nsec = fi.mtime_ns % 1000000000;
+  st->st_ctim.tv_sec = fi.ctime_ns / 1000000000;
+  st->st_ctim.tv_nsec = fi.ctime_ns % 1000000000;
+}
+
+// ---- descriptors -----------------------------------------------------------
+int OpenLocked(const std::string& path, int flags, mode_t mode) {
+  const int acc = flags & O_ACCMODE;
+  const bool write = acc != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+  const bool pending = g_forked_after_use && !(flags & O_DIRECTORY);
+  FileSystem* fs = nullptr;
+  Status s = pending ? Status::OK() : View(write, &fs);
+  std::unique_ptr<File> file;
+  bool is_dir = false;
+  if (pending) {
+    // Recorded for the program this child execs (a shell redirection).
+  } else if (s.IsNotFound() && !write && path == "/") {
+    is_dir = true;  // the mount root before anything is stored
+  } else if (!s.ok()) {
+    return Fail(s);
+  } else {
+    Inside inside;
+    FileInfo fi;
+    if (flags & O_DIRECTORY) {
+      s = fs->Stat(path, &fi);
+      if (!s.ok()) return Fail(s);
+      if (!fi.is_dir) return FailErrno(ENOTDIR);
+      if (acc != O_RDONLY) return FailErrno(EISDIR);
+      is_dir = true;
+    } else {
+      int ff = acc | (flags & (O_CREAT | O_EXCL | O_TRUNC));
+      s = fs->OpenFile(path, ff, mode & ~S->cfg.umask & 07777, &file);
+      if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
+          !(flags & O_CREAT)) {
+        is_dir = true;
+      } else if (!s.ok()) {
+        return Fail(s);
+      }
+    }
+  }
+  int pfd = memfd_create(kMemfdName, (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+  if (pfd < 0) {
+    int e = errno;
+    if (file) file->Close();
+    return FailErrno(e);
+  }
+  SLUICE_REAL(close);
+  SLUICE_REAL(pwrite);
+  SLUICE_REAL(fstat);
+  Desc* d = new Desc;
+  d->path = path;
+  d->flags = pending ? flags & ~O_NOCTTY
+                     : flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
+  d->is_dir = is_dir;
+  d->pending = pending;
+  d->mode = mode & ~S->cfg.umask & 07777;
+  std::string h = EncodeHeader(*d);
+  struct stat st;
+  if (pfd >= kMaxFds ||
+      real_pwrite(pfd, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()) ||
+      real_fstat(pfd, &st) != 0) {
+    int e = pfd >= kMaxFds ? EMFILE : errno;
+    real_close(pfd);
+    if (file) file->Close();
+    delete d;
+    return FailErrno(e);
+  }
+  d->key = st.st_ino;
+  d->file = std::move(file);
+  d->refs = 1;
+  S->descs.push_back(d);
+  Register(pfd, d);
+  return pfd;
+}
+
+int DropLocked(int fd) {
+  Desc* d = g_fds[fd].exchange(nullptr, std::memory_order_acq_rel);
+  if (!d || --d->refs > 0) return 0;
+  Status s = d->error;
+  if (d->file) {
+    Inside inside;
+    Status c = d->file->Close();
+    if (s.ok()) s = c;
+  }
+  S->descs.erase(std::find(S->descs.begin(), S->descs.end(), d));
+  delete d;
+  return s.ok() ? 0 : Fail(s);
+}
+
+void DupLocked(int oldfd, int newfd) {
+  if (newfd < 0 || newfd >= kMaxFds || oldfd == newfd) return;
+  Desc* d = (oldfd >= 0 && oldfd < kMaxFds) ? g_fds[oldfd].load() : nullptr;
+  if (g_fds[newfd].load()) DropLocked(newfd);
+  if (d) {
+    d->refs++;
+    g_fds[newfd].store(d, std::memory_order_release);
+  }
+}
+
+// Updates the flags the placeholder records (F_SETFL), so that a program
+// after exec sees them too (g_mu held).
+void RewriteHeaderLocked(int fd, Desc* d) {
+  SLUICE_REAL(pwrite);
+  std::string h = EncodeHeader(*d);
+  (void)!real_pwrite(fd, h.data(), h.size(), 0);
+}
+
+}  // namespace preload
+}  // namespace sluice

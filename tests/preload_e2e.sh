@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Unmodified programs on stored files, through the LD_PRELOAD interposer.
+# Every case runs twice, on a plain directory and on the mount, and must
+# print the same and exit the same; at the end both trees must hold the
+# same files with the same bytes.
+#   preload_e2e.sh WORK LIBSLUICE_PRELOAD_SO SLUICE_BENCH MPIEXEC
+set -uo pipefail
+work=$1 lib=$(realpath "$2") bench=$(realpath "$3") mpiexec=$4
+rm -rf "$work"
+mkdir -p "$work/src/dir1/sub" "$work/plain" "$work/root" "$work/out" \
+         "$work/scratch.plain" "$work/scratch.sluice"
+mnt=$work/mnt
+mkdir -p "$mnt"  # the mount point: empty, as for any mount
+export SLUICE_MOUNT=$mnt SLUICE_ROOT=$work/root SLUICE_LOCK_WAIT=60
+
+# Inputs, on a plain directory.
+src=$work/src
+head -c $((3 << 20)) /dev/urandom > "$src/data.bin"
+head -c 1234 /dev/urandom >> "$src/data.bin"
+head -c $((1 << 20)) /dev/urandom > "$src/mib.bin"
+for i in $(seq 1 400); do echo "line $i: tcp udp $((i * 7919 % 1000))"; done > "$src/text.txt"
+echo alpha > "$src/dir1/a.txt"
+head -c 70000 /dev/urandom > "$src/dir1/sub/b.bin"
+echo gamma > "$src/dir1/sub/c.txt"
+
+fails=0 cases=0
+# case NAME SNIPPET: runs SNIPPET under bash with D (the directory under
+# test), S (the inputs) and T (a plain scratch directory of the side).
+case_() {
+  local name=$1 snippet=$2 rc_p rc_s
+  cases=$((cases + 1))
+  D=$work/plain S=$src T=$work/scratch.plain bash -c "$snippet" \
+    > "$work/out/$name.plain" 2> "$work/out/$name.plain.err"
+  rc_p=$?
+  D=$mnt S=$src T=$work/scratch.sluice LD_PRELOAD=$lib bash -c "$snippet" \
+    > "$work/out/$name.sluice" 2> "$work/out/$name.sluice.err"
+  rc_s=$?
+  sed -i "s|$work/plain|D|g; s|$work/scratch.plain|T|g" "$work/out/$name.plain"
+  sed -i "s|$mnt|D|g; s|$work/scratch.sluice|T|g" "$work/out/$name.sluice"
+  if [ $rc_p != $rc_s ] || ! cmp -s "$work/out/$name.plain" "$work/out/$name.sluice"; then
+    echo "FAIL $name: exit $rc_p plain, $rc_s stored"
+    diff "$work/out/$name.plain" "$work/out/$name.sluice" | head -20
+    echo "--- stderr, stored:"; head -20 "$work/out/$name.sluice.err"
+    fails=$((fails + 1))
+  else
+    echo "ok   $name (exit $rc_p, $(wc -l < "$work/out/$name.plain") lines)"
+  fi
+}
+
+case_ cp_in 'cp $S/data.bin $D/data.bin && cp $S/text.txt $D/text.txt && cp $S/mib.bin $D/mib.bin && cp -r $S/dir1 $D/dir1 && md5sum < $D/data.bin'
+case_ cp_out 'cp $D/data.bin $T/out.bin && md5sum < $T/out.bin && cmp $T/out.bin $S/data.bin'
+case_ cat_pipe 'cat $D/text.txt | md5sum; cat $D/data.bin | wc -c'
+case_ cat_file 'cat $D/text.txt > $D/copy.txt && cat $D/data.bin $D/text.txt > $D/both.bin && md5sum < $D/copy.txt && md5sum < $D/both.bin'
+case_ cat_append 'cat $D/text.txt >> $D/copy.txt && cat $D/text.txt >> $D/copy.txt && wc -c < $D/copy.txt && md5sum < $D/copy.txt'
+case_ redirections 'echo first > $D/r.txt; echo second >> $D/r.txt; printf "%s\n" third >> $D/r.txt; tr a-z A-Z < $D/r.txt; cat < $D/r.txt; { echo in; cat $D/r.txt; echo out; } > $D/group.txt; cat $D/group.txt'
+case_ md5sum_c 'cd $D && md5sum data.bin text.txt dir1/sub/b.bin > sums.md5 && md5sum -c sums.md5 && echo corrupt > dir1/a.txt.bad && md5sum -c --quiet sums.md5; cat sums.md5'
+case_ md5sum_bad 'cd $D && cp text.txt t2.txt && md5sum t2.txt > t2.md5 && echo x >> t2.txt; md5sum -c t2.md5; echo "exit $?"'
+case_ dd 'dd if=$S/data.bin of=$D/dd.bin bs=64k status=none && dd if=$S/text.txt of=$D/dd.bin bs=1k seek=3 conv=notrunc status=none && md5sum < $D/dd.bin && dd if=$S/mib.bin of=$D/direct.bin bs=64k oflag=direct conv=fsync status=none && md5sum < $D/direct.bin && dd if=$D/dd.bin bs=1000 skip=5 count=7 status=none | md5sum'
+case_ tar 'tar -cf $D/a.tar -C $S dir1 && tar -tf $D/a.tar | sort && mkdir $D/x && tar -xf $D/a.tar -C $D/x && find $D/x | sort && cat $D/x/dir1/sub/c.txt && cmp $D/x/dir1/sub/b.bin $S/dir1/sub/b.bin && tar -cf $D/b.tar --sort=name --mtime=@0 -C $D/x dir1 && tar -tvf $D/b.tar | awk "{print \$3, \$6}" | sort'
+case_ tar_z 'tar -czf $D/a.tgz -C $S dir1 && tar -tzf $D/a.tgz | sort && mkdir -p $T/y && tar -xzf $D/a.tgz -C $T/y && cmp $T/y/dir1/sub/b.bin $S/dir1/sub/b.bin && tar -czf $T/z.tgz -C $D dir1 && tar -tzf $T/z.tgz | sort'
+case_ ls 'ls $D | sort; ls -l $D/dir1/sub | awk "NR > 1 {print \$1, \$5, \$9}"; ls -ld $D/dir1 | cut -c1; ls $D/nonexistent; echo "exit $?"'
+case_ find 'cd $D && find . -name "*.txt" | sort && find $D/dir1 -type f | sort && find $D -type d | sort && find $D -size +1000k | sort'
+case_ du 'du -b $D/data.bin | cut -f1; du --apparent-size -B1 $D/dir1/sub/b.bin | cut -f1; du -s $D > /dev/null; echo "exit $?"'
+case_ mv 'mv $D/copy.txt $D/moved.txt && cp $S/text.txt $T/t.txt && mv $T/t.txt $D/from_plain.txt && mv $D/from_plain.txt $T/back.txt && md5sum < $T/back.txt && mkdir $D/mvdir && mv $D/both.bin $D/mvdir/ && ls $D | sort && ls $D/mvdir'
+case_ rm 'rm $D/moved.txt && rm -r $D/x && rm -f $D/nothing && ls $D | sort; rm $D/nothing2; echo "exit $?"; rmdir $D/dir1; echo "exit $?"'
+case_ head_tail_wc_grep 'head -c 100 $D/text.txt | md5sum; head -n 3 $D/text.txt; tail -c 100 $D/data.bin | md5sum; tail -n 2 $D/text.txt; wc -c $D/data.bin | cut -d" " -f1; wc -l < $D/text.txt; grep -c tcp $D/text.txt; grep "line 17:" $D/text.txt; grep -q nothing-here $D/text.txt; echo "exit $?"'
+case_ python 'python3 - "$D" <<"PY"
+import os, shutil, subprocess, sys
+d = sys.argv[1]
+with open(os.path.join(d, "py.txt"), "w") as f:
+    f.write("hello\n")
+with open(os.path.join(d, "py.txt"), "a") as f:
+    f.write("more\n")
+with open(os.path.join(d, "py.txt"), "r+b") as f:
+    f.seek(2); f.write(b"LL"); f.seek(0, 2); print(f.tell()); f.seek(1); print(f.read(4))
+print(open(os.path.join(d, "py.txt")).read(), end="")
+print(sorted(os.listdir(d)))
+print(sorted(e.name for e in os.scandir(os.path.join(d, "dir1"))))
+shutil.copyfile(os.path.join(d, "data.bin"), os.path.join(d, "py.bin"))
+print(open(os.path.join(d, "py.bin"), "rb").read() == open(os.path.join(d, "data.bin"), "rb").read())
+with open(os.path.join(d, "sub.txt"), "w") as out:
+    subprocess.run(["echo", "from a child"], stdout=out, check=True)
+    subprocess.run(["cat", os.path.join(d, "text.txt")], stdout=out, check=True)
+print(subprocess.run(["md5sum"], stdin=open(os.path.join(d, "sub.txt")), capture_output=True, text=True).stdout, end="")
+print(os.path.getsize(os.path.join(d, "sub.txt")), os.path.isdir(os.path.join(d, "dir1")), os.path.exists(os.path.join(d, "nope")))
+PY'
+if python3 -c "import h5py" 2>/dev/null; then
+  case_ h5py 'python3 - "$D" <<"PY"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+a = np.arange(200000, dtype=np.float64).reshape(400, 500)
+with h5py.File(d + "/h.h5", "w") as f:
+    f.create_dataset("x", data=a, chunks=(100, 100))
+    f["x"].attrs["note"] = "checkpoint"
+with h5py.File(d + "/h.h5", "r") as f:
+    b = f["x"][...]
+    print(f["x"].shape, f["x"].attrs["note"], bool((a == b).all()), float(b.sum()))
+PY'
+else
+  echo "FAIL h5py: python3 cannot import h5py (scripts/install-deps.sh installs it)"
+  fails=$((fails + 1))
+fi
+
+# The trees: the same files with the same bytes.
+cases=$((cases + 1))
+# b.tar is left out: it archives files whose modes and mtimes tar set on the
+# plain side, which the interposer cannot yet set on stored files.
+echo "note: b.tar not compared (stored files' mtimes and modes cannot be set yet)"
+(cd "$work/plain" && find . -type f ! -name b.tar | sort | xargs md5sum) > "$work/out/tree.plain"
+(cd "$mnt" && LD_PRELOAD=$lib bash -c 'find . -type f ! -name b.tar | sort | xargs md5sum') > "$work/out/tree.sluice"
+if cmp -s "$work/out/tree.plain" "$work/out/tree.sluice" && [ -s "$work/out/tree.plain" ]; then
+  echo "ok   trees ($(wc -l < "$work/out/tree.plain") files)"
+else
+  echo "FAIL trees"; diff "$work/out/tree.plain" "$work/out/tree.sluice" | head; fails=$((fails + 1))
+fi
+
+# sluice-bench's POSIX API on the mount, 4 ranks, data checked on write
+# and read: one shared file, then a file per process.
+for mode in shared fpp; do
+  cases=$((cases + 1))
+  flag=""; [ $mode = fpp ] && flag=-F
+  if "$mpiexec" -n 4 -x LD_PRELOAD="$lib" -x SLUICE_MOUNT -x SLUICE_ROOT \
+       -x SLUICE_LOCK_WAIT "$bench" -a POSIX -b 2m -t 256k -s 2 -e -W -R $flag \
+       -o "$mnt/bench.$mode" > "$work/out/bench.$mode" 2>&1; then
+    echo "ok   sluice-bench POSIX $mode, 4 ranks, checked"
+  else
+    echo "FAIL sluice-bench POSIX $mode"; tail -20 "$work/out/bench.$mode"
+    fails=$((fails + 1))
+  fi
+done
+# What each rank wrote is in its own store (the file layer's N-writers rule).
+cases=$((cases + 1))
+n=$(ls -d "$work/root"/writer.* | wc -l)
+if [ "$n" -ge 4 ]; then echo "ok   $n writer stores"; else echo "FAIL: $n writer stores"; fails=$((fails + 1)); fi
+
+echo "$((cases - fails))/$cases cases passed"
+[ $fails = 0 ]
