@@ -38,6 +38,8 @@
 #include "sluice/options.h"
 #include "sluice/status.h"
 
+struct stat;
+
 namespace sluice {
 
 struct SLUICE_EXPORT FsOptions {
@@ -129,6 +131,11 @@ class SLUICE_EXPORT FileSystem {
   virtual Status Close() = 0;
   virtual bool read_only() const = 0;
 };
+
+// Fills *st from `info`: type and permission bits, inode, link count, size,
+// 512-byte blocks and times; st_dev, st_uid, st_gid and st_blksize are left
+// 0 for the caller to choose.
+SLUICE_EXPORT void FileInfoToStat(const FileInfo& info, struct stat* st);
 
 // Normalises "a//b/./c/../d" to "/a/b/d"; InvalidArgument if ".." would
 // leave the root.

@@ -71,22 +71,11 @@ int BadFd(int fd) {
 }
 
 void FillStat(const FileInfo& i, struct stat* st) {
-  memset(st, 0, sizeof *st);
+  sluice::FileInfoToStat(i, st);
   st->st_dev = 0x51ce;
-  st->st_ino = i.ino;
-  st->st_mode = (i.is_dir ? S_IFDIR : S_IFREG) | (i.mode & 07777);
-  st->st_nlink = i.is_dir ? 2 : 1;
   st->st_uid = getuid();
   st->st_gid = getgid();
-  st->st_size = static_cast<off_t>(i.size);
   st->st_blksize = 4096;
-  st->st_blocks = static_cast<blkcnt_t>((i.allocated + 511) / 512);
-  st->st_atim.tv_sec = i.atime_ns / 1000000000;
-  st->st_atim.tv_nsec = i.atime_ns % 1000000000;
-  st->st_mtim.tv_sec = i.mtime_ns / 1000000000;
-  st->st_mtim.tv_nsec = i.mtime_ns % 1000000000;
-  st->st_ctim.tv_sec = i.ctime_ns / 1000000000;
-  st->st_ctim.tv_nsec = i.ctime_ns % 1000000000;
 }
 
 // Runs `body`, turning exceptions into EIO/ENOMEM.

@@ -3,6 +3,7 @@
 // merged, overlaps reported).
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -676,6 +677,21 @@ Status OpenWriterFs(const FsOptions& options, const std::string& dir,
 }
 
 }  // namespace fs
+
+void FileInfoToStat(const FileInfo& i, struct stat* st) {
+  memset(st, 0, sizeof *st);
+  st->st_ino = i.ino;
+  st->st_mode = (i.is_dir ? S_IFDIR : S_IFREG) | (i.mode & 07777);
+  st->st_nlink = i.is_dir ? 2 : 1;
+  st->st_size = static_cast<off_t>(i.size);
+  st->st_blocks = static_cast<blkcnt_t>((i.allocated + 511) / 512);
+  st->st_atim.tv_sec = i.atime_ns / 1000000000;
+  st->st_atim.tv_nsec = i.atime_ns % 1000000000;
+  st->st_mtim.tv_sec = i.mtime_ns / 1000000000;
+  st->st_mtim.tv_nsec = i.mtime_ns % 1000000000;
+  st->st_ctim.tv_sec = i.ctime_ns / 1000000000;
+  st->st_ctim.tv_nsec = i.ctime_ns % 1000000000;
+}
 
 Status FileSystem::Open(const FsOptions& options, const std::string& root,
                         int writer, std::unique_ptr<FileSystem>* out) {

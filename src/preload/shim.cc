@@ -587,22 +587,11 @@ Status StatDescLocked(Desc* d, FileInfo* fi) {
 }
 
 void FillStat(const FileInfo& fi, struct stat* st) {
-  memset(st, 0, sizeof *st);
+  FileInfoToStat(fi, st);
   st->st_dev = makedev(0, 0xfe51c);
-  st->st_ino = fi.ino;
-  st->st_mode = (fi.is_dir ? S_IFDIR : S_IFREG) | (fi.mode & 07777);
-  st->st_nlink = fi.is_dir ? 2 : 1;
   st->st_uid = geteuid();
   st->st_gid = getegid();
-  st->st_size = static_cast<off_t>(fi.size);
   st->st_blksize = 1 << 20;
-  st->st_blocks = static_cast<blkcnt_t>((fi.allocated + 511) / 512);
-  st->st_atim.tv_sec = fi.atime_ns / 1000000000;
-  st->st_atim.tv_nsec = fi.atime_ns % 1000000000;
-  st->st_mtim.tv_sec = fi.mtime_ns / 1000000000;
-  st->st_mtim.tv_nsec = fi.mtime_ns % 1000000000;
-  st->st_ctim.tv_sec = fi.ctime_ns / 1000000000;
-  st->st_ctim.tv_nsec = fi.ctime_ns % 1000000000;
 }
 
 // ---- descriptors -----------------------------------------------------------

@@ -162,11 +162,6 @@ const std::string& MountPrefix();
 // cookie stream over our calls.
 void SyncStdStream(int fd);
 void FlushStdStream(int fd);
-FILE* CookieFile(int fd, const char* mode, bool owns_fd);
-
-// Our directory streams.
-DIR* OpenDirStream(int fd);
-bool IsOurDir(DIR* d);
 
 }  // namespace preload
 }  // namespace sluice

@@ -179,9 +179,6 @@ FILE* MakeCookie(int fd, const char* mode, bool owns_fd, Cookie** out) {
 }
 }  // namespace
 
-FILE* CookieFile(int fd, const char* mode, bool owns_fd) {
-  return MakeCookie(fd, mode, owns_fd, nullptr);
-}
 
 void SyncStdStream(int fd) {
   if (fd < 0 || fd > 2 || t_inside) return;
@@ -239,7 +236,6 @@ DIR* OpenDirStream(int fd) {
   return nullptr;
 }
 
-bool IsOurDir(DIR* d) { return AsOurs(d) != nullptr; }
 
 }  // namespace preload
 }  // namespace sluice
@@ -257,7 +253,7 @@ EXPORT FILE* fopen(const char* path, const char* mode) {
     fd = OpenLocked(p, flags, 0666);
   }
   if (fd < 0) return nullptr;
-  FILE* f = CookieFile(fd, mode, true);
+  FILE* f = MakeCookie(fd, mode, true, nullptr);
   if (!f) {
     int e = errno;
     close(fd);
@@ -272,7 +268,7 @@ EXPORT FILE* fdopen(int fd, const char* mode) {
   SLUICE_REAL(fdopen);
   if (t_inside || !Lookup(fd)) return real_fdopen(fd, mode);
   if (ModeFlags(mode) < 0) return FailErrno(EINVAL), nullptr;
-  return CookieFile(fd, mode, true);
+  return MakeCookie(fd, mode, true, nullptr);
 }
 EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
   SLUICE_REAL(freopen);
