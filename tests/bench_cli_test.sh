@@ -55,6 +55,22 @@ ls "$work"/sluice-limit.* >/dev/null 2>&1 && fail "fio's files left behind"
 grep -q "new files every repetition" "$work/4.txt" || fail "FIO-LIMIT note"
 grep -q "FIO-OVERWRITE" "$work/4.txt" || fail "no FIO-OVERWRITE row"
 
+# 5. SLUICE-POSIX: the POSIX calls under the interposer (sluice-bench
+# re-executes itself with it), shared file and file per process, each rank
+# reading another's data, every byte checked; without the library it is
+# skipped with the reason.
+for f in "" -F; do
+  run 4 -a SLUICE-POSIX -b 4m -t 512k -s 2 -e -C -W -R $f -o "$work/sp" >"$work/5.txt" 2>&1 ||
+    { fail "SLUICE-POSIX $f"; cat "$work/5.txt"; }
+  grep -q "SLUICE-POSIX: the POSIX calls under libsluice_preload.so" "$work/5.txt" ||
+    { fail "SLUICE-POSIX $f: not run under the interposer"; cat "$work/5.txt"; }
+  [ "$(ls -d "$work"/sp.sluiceposix/writer.* 2>/dev/null | wc -l)" = 0 ] ||
+    fail "SLUICE-POSIX $f: stores left behind"
+done
+SLUICE_PRELOAD_LIB=/nonexistent/libsluice_preload.so \
+  run 2 -a SLUICE-POSIX -b 1m -t 1m -o "$work/sp2" >"$work/5b.txt" 2>&1
+grep -q "libsluice_preload.so is not loaded" "$work/5b.txt" || { fail "SLUICE-POSIX without the library"; cat "$work/5b.txt"; }
+
 if [ $fails -ne 0 ]; then
   echo "bench_cli_test: $fails failure(s)"
   exit 1

@@ -89,6 +89,12 @@ TEST(BenchParams, HelpIsExit1WithUsage) {
   EXPECT_EQ(Parse({"-h"}, &p, &msg), 1);
   EXPECT_NE(msg.find("-a API"), std::string::npos);
   EXPECT_NE(msg.find("FIO-LIMIT"), std::string::npos);
+  msg.clear();
+  EXPECT_EQ(Parse({"-b", "1m", "--help"}, &p, &msg), 1);
+  EXPECT_NE(msg.find("SLUICE-POSIX"), std::string::npos);
+  EXPECT_EQ(Parse({"-a", "sluice-posix"}, &p, &msg), 0);
+  ASSERT_EQ(p.apis.size(), 1u);
+  EXPECT_EQ(p.apis[0], "SLUICE-POSIX");
 }
 
 TEST(BenchPattern, RoundTripAndFlippedByteOffset) {

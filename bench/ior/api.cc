@@ -7,6 +7,7 @@ namespace sluice {
 namespace bench {
 
 std::unique_ptr<Api> MakePosixApi(const Params& p);
+std::unique_ptr<Api> MakeSluicePosixApi(const Params& p, std::string* why_not);
 std::unique_ptr<Api> MakeMpiioApi(const Params& p);
 std::unique_ptr<Api> MakeSluiceKvApi(const Params& p);
 std::unique_ptr<Api> MakeSluiceStreamApi(const Params& p);
@@ -20,6 +21,7 @@ std::unique_ptr<Api> MakeAdios2Api(const Params& p);
 std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
                              std::string* why_not) {
   if (name == "POSIX") return MakePosixApi(p);
+  if (name == "SLUICE-POSIX") return MakeSluicePosixApi(p, why_not);
   if (name == "MPIIO") return MakeMpiioApi(p);
   if (name == "SLUICE-KV") return MakeSluiceKvApi(p);
   if (name == "SLUICE-STREAM") return MakeSluiceStreamApi(p);

@@ -11,7 +11,8 @@ namespace bench {
 const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
       "POSIX",     "MPIIO",         "HDF5",     "ADIOS2",
-      "SLUICE-KV", "SLUICE-STREAM", "FIO-LIMIT", "FIO-OVERWRITE"};
+      "SLUICE-KV", "SLUICE-STREAM", "SLUICE-POSIX", "FIO-LIMIT",
+      "FIO-OVERWRITE"};
   return apis;
 }
 
@@ -39,7 +40,12 @@ std::string Usage() {
          "                   every result is also shown as a fraction of it;\n"
          "                   FIO-LIMIT writes new files each repetition, as\n"
          "                   the APIs do; FIO-OVERWRITE overwrites files laid\n"
-         "                   out before it, the device's best case)\n"
+         "                   out before it, the device's best case; SLUICE-POSIX\n"
+         "                   is POSIX under the LD_PRELOAD interposer:\n"
+         "                   sluice-bench re-executes itself with\n"
+         "                   libsluice_preload.so (SLUICE_PRELOAD_LIB), files\n"
+         "                   under SLUICE_MOUNT (default <-o>.mnt), stores in\n"
+         "                   SLUICE_ROOT (default <-o>.sluiceposix))\n"
          "  -b SIZE   block size: contiguous bytes per rank per segment (1m)\n"
          "  -t SIZE   transfer size: bytes per I/O call (256k)\n"
          "  -s N      segment count (1)\n"
@@ -66,7 +72,7 @@ std::string Usage() {
          "  -O warmMemory=1       fault in and free as much memory as a phase\n"
          "                       moves before it, so every API starts alike\n"
          "  -O sluice.NAME=VALUE  store option for SLUICE-* APIs\n"
-         "  -h        this text\n"
+         "  -h, --help  this text\n"
          "SIZE takes k, m, g suffixes (powers of 1024). Bad flags exit 2; a\n"
          "failed data check or I/O error exits 1.\n";
 }
@@ -159,6 +165,10 @@ int ParseArgs(const std::vector<std::string>& args, Params* p,
   for (const auto& a : args) p->command_line += (p->command_line.empty() ? "" : " ") + a;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--help") {
+      *message = Usage();
+      return 1;
+    }
     if (a.size() != 2 || a[0] != '-') {
       *message = "unexpected argument '" + a + "'";
       return 2;

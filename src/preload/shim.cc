@@ -175,7 +175,11 @@ bool ParseConfig() {
       return true;
     }
     S->cfg.writer = static_cast<int>(v);
-    S->cfg.always_writer = true;
+    // SLUICE_MERGED_READS=1: a process with a writer number still reads
+    // through the merged view until its first change, as a restart does
+    // when every writer has closed (N-to-M restart reads other ranks' data).
+    const char* m = getenv("SLUICE_MERGED_READS");
+    S->cfg.always_writer = !(m && !strcmp(m, "1"));
   }
   if (const char* t = getenv("SLUICE_LOCK_WAIT")) S->cfg.lock_wait = atof(t);
   S->cfg.active = true;
