@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# Unmodified UNIX tools on one large file, on a plain directory and stored
+# in Sluice through the LD_PRELOAD interposer (LDPLFS, Table II: cat,
+# md5sum, cp). Prints a table that can be pasted into the docs as-is.
+set -euo pipefail
+export LC_ALL=C
+
+usage() {
+  cat <<'EOF'
+Usage: bench/preload_tools.sh [options]
+
+Times cat, md5sum and cp (+ sync of the copy) on one random file, on a plain
+directory and stored in Sluice through the LD_PRELOAD interposer
+(libsluice_preload.so), and prints medians and stored/plain ratios.
+
+Options:
+  --size N     file size: bytes, or with a suffix k, m, g, t (powers of
+               1024; "KiB", "MB" etc. are read the same)          [1g]
+  --reps N     repetitions per tool and side                      [5]
+  --dir DIR    work directory (plain/, mnt/, root/, lib/ go in it)
+                                              [/work/scratch/preload_tools]
+  --lib PATH   libsluice_preload.so  [<repo>/build/libsluice_preload.so]
+               (copied into DIR/lib first, so rebuilds do not disturb a run)
+  --keep       leave DIR in place at the end
+  -h, --help   this text
+
+Per tool and repetition, the plain and stored runs alternate (plain first in
+odd repetitions, stored first in even ones); the page cache is dropped
+(sync; echo 3 > /proc/sys/vm/drop_caches) before every timed command, if
+/proc/sys/vm/drop_caches is writable. Plain runs are not under LD_PRELOAD.
+  cat     cat F > /dev/null
+  md5sum  md5sum F             (both sides must print the input's digest)
+  cp      cp F G && sync G     (G beside F; removed after each run, untimed)
+EOF
+}
+
+die() { echo "preload_tools: $*" >&2; exit 1; }
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+size_arg=1g reps=5 work=/work/scratch/preload_tools
+lib_arg=$script_dir/../build/libsluice_preload.so keep=0
+cmdline=$(printf '%q ' "$0" "$@"); cmdline=${cmdline% }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --size) [ $# -ge 2 ] || die "--size needs a value"; size_arg=$2; shift 2 ;;
+    --size=*) size_arg=${1#*=}; shift ;;
+    --reps) [ $# -ge 2 ] || die "--reps needs a value"; reps=$2; shift 2 ;;
+    --reps=*) reps=${1#*=}; shift ;;
+    --dir) [ $# -ge 2 ] || die "--dir needs a value"; work=$2; shift 2 ;;
+    --dir=*) work=${1#*=}; shift ;;
+    --lib) [ $# -ge 2 ] || die "--lib needs a value"; lib_arg=$2; shift 2 ;;
+    --lib=*) lib_arg=${1#*=}; shift ;;
+    --keep) keep=1; shift ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+
+# --- arguments -------------------------------------------------------------
+parse_size() {
+  local s=${1,,} num unit
+  [[ $s =~ ^([0-9]+)([kmgt]?)(i?b)?$ ]] || return 1
+  num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
+  case $unit in
+    '') echo "$num" ;;
+    k) echo $((num << 10)) ;;
+    m) echo $((num << 20)) ;;
+    g) echo $((num << 30)) ;;
+    t) echo $((num << 40)) ;;
+  esac
+}
+size=$(parse_size "$size_arg") || die "bad --size '$size_arg' (e.g. 1g, 256m, 1048576)"
+[ "$size" -gt 0 ] || die "--size must be > 0"
+[[ $reps =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] || die "bad --reps '$reps'"
+[ -f "$lib_arg" ] || die "no interposer library at $lib_arg (build it, or pass --lib)"
+[ -n "$work" ] && [ "$work" != / ] || die "bad --dir '$work'"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+plain=$work/plain mnt=$work/mnt root=$work/root libdir=$work/lib logs=$work/logs
+F_plain=$plain/big.bin F_stored=$mnt/big.bin
+G_plain=$plain/copy.bin G_stored=$mnt/copy.bin
+
+cleanup() {
+  local rc=$?
+  if [ $keep = 1 ]; then
+    echo "kept $work"
+  else
+    rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs"
+    rmdir "$work" 2>/dev/null || true
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+
+# Leftovers of an earlier --keep run would be a stale store.
+rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs"
+mkdir -p "$plain" "$mnt" "$root" "$libdir" "$logs"
+cp "$lib_arg" "$libdir/libsluice_preload.so"
+lib=$libdir/libsluice_preload.so
+
+# side plain|stored CMD...: runs CMD, under the interposer on the stored side.
+side() {
+  local s=$1; shift
+  if [ "$s" = stored ]; then
+    LD_PRELOAD=$lib SLUICE_MOUNT=$mnt SLUICE_ROOT=$root "$@"
+  else
+    "$@"
+  fi
+}
+
+human() { numfmt --to=iec-i --suffix=B --format=%.1f "$1" 2>/dev/null || echo "$1 B"; }
+
+# --- header ----------------------------------------------------------------
+echo "# preload_tools: unmodified tools, plain directory vs Sluice (LD_PRELOAD)"
+echo "# command: $cmdline"
+echo "# date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "# kernel:  $(uname -r)   nproc: $(nproc)   fs of $work: $(df -PT "$work" | awk 'NR==2 {print $2}')"
+echo "# size:    $size bytes ($(human "$size"))   reps: $reps"
+echo "# lib:     $(cd "$(dirname "$lib_arg")" && pwd)/$(basename "$lib_arg") ($(stat -c '%s bytes, mtime %y' "$lib_arg" | cut -d. -f1))"
+if [ -d "$script_dir/../.git" ] && command -v git >/dev/null; then
+  echo "# tree:    $(git -C "$script_dir/.." rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$script_dir/.." status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (modified)')"
+fi
+
+can_drop=1
+drop_caches() {
+  sync
+  if [ $can_drop = 1 ]; then
+    if ! { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
+      can_drop=0
+      echo "# WARNING: cannot write /proc/sys/vm/drop_caches; timings are warm-cache" >&2
+    fi
+  fi
+}
+drop_caches
+echo "# caches:  $([ $can_drop = 1 ] && echo 'dropped before every timed command' || echo 'NOT dropped (no permission)')"
+
+# Microsecond timestamps into $_ts (bash 5 EPOCHREALTIME, else date).
+stamp() {
+  if [ -n "${EPOCHREALTIME:-}" ]; then _ts=${EPOCHREALTIME/[.,]/}
+  else _ts=$(( $(date +%s%N) / 1000 )); fi
+}
+us_to_s() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
+
+# --- 1. input ----------------------------------------------------------------
+stamp; t0=$_ts
+if command -v openssl >/dev/null; then
+  key=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+  iv=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+  head -c "$size" /dev/zero | openssl enc -aes-128-ctr -K "$key" -iv "$iv" > "$F_plain"
+else
+  head -c "$size" /dev/urandom > "$F_plain"
+fi
+sync "$F_plain"
+[ "$(stat -c %s "$F_plain")" = "$size" ] || die "input has $(stat -c %s "$F_plain") bytes, wanted $size"
+digest=$(md5sum < "$F_plain" | cut -d' ' -f1)
+stamp; echo "# input:   $F_plain, md5 $digest (made in $(us_to_s $((_ts - t0))) s)"
+
+# --- 2. into the store, and back -------------------------------------------
+stamp; t0=$_ts
+side stored cp "$F_plain" "$F_stored" 2> "$logs/put.err" \
+  || { cat "$logs/put.err" >&2; die "cp into the store failed"; }
+side stored sync "$F_stored" 2>> "$logs/put.err" \
+  || { cat "$logs/put.err" >&2; die "sync of the stored file failed"; }
+stamp; t_put=$((_ts - t0))
+side stored cmp "$F_plain" "$F_stored" 2>> "$logs/put.err" \
+  || { cat "$logs/put.err" >&2; die "the stored file does not read back identical to the input"; }
+st_size=$(side stored stat -c %s "$F_stored")
+[ "$st_size" = "$size" ] || die "stored file has size $st_size, wanted $size"
+if [ -s "$logs/put.err" ]; then
+  echo "# WARNING: stderr while storing the input:" >&2; sed 's/^/#   /' "$logs/put.err" >&2
+fi
+echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(du -sb "$root" | cut -f1) bytes on disk)"
+
+# --- 3. timed runs -----------------------------------------------------------
+tools=(cat md5sum cp)
+declare -A times     # times[tool,side] = "t1 t2 ..." (microseconds)
+warned_err=0
+
+# run_one TOOL SIDE REP: one timed run; appends to times[TOOL,SIDE].
+run_one() {
+  local tool=$1 s=$2 rep=$3 F G err out rc=0
+  if [ "$s" = stored ]; then F=$F_stored G=$G_stored; else F=$F_plain G=$G_plain; fi
+  err=$logs/$tool.$s.$rep.err out=$logs/$tool.$s.$rep.out
+  drop_caches
+  case $tool in
+    cat)
+      stamp; t0=$_ts
+      side "$s" cat "$F" > /dev/null 2> "$err" || rc=$?
+      stamp ;;
+    md5sum)
+      stamp; t0=$_ts
+      side "$s" md5sum "$F" > "$out" 2> "$err" || rc=$?
+      stamp ;;
+    cp)
+      stamp; t0=$_ts
+      { side "$s" cp "$F" "$G" && side "$s" sync "$G"; } 2> "$err" || rc=$?
+      stamp ;;
+  esac
+  local dt=$((_ts - t0))
+  if [ $rc != 0 ]; then
+    cat "$err" >&2; die "$tool on the $s side (rep $rep) exited $rc"
+  fi
+  if [ -s "$err" ]; then
+    echo "# WARNING: stderr from $tool, $s side, rep $rep:" >&2
+    sed 's/^/#   /' "$err" | head -20 >&2
+    warned_err=1
+  fi
+  # Checks, untimed.
+  case $tool in
+    md5sum)
+      local got; got=$(cut -d' ' -f1 < "$out")
+      [ "$got" = "$digest" ] || die "md5sum on the $s side printed $got, the input's digest is $digest" ;;
+    cp)
+      local gs; gs=$(side "$s" stat -c %s "$G")
+      [ "$gs" = "$size" ] || die "cp on the $s side made a $gs-byte copy, wanted $size"
+      side "$s" rm -f "$G" 2>> "$err" || die "rm of the copy on the $s side failed"
+      [ ! -s "$err" ] || { echo "# WARNING: stderr from rm, $s side:" >&2; sed 's/^/#   /' "$err" >&2; } ;;
+  esac
+  times[$tool,$s]+="$dt "
+  printf '#   %-6s rep %d %-6s %s s\n' "$tool" "$rep" "$s" "$(us_to_s $dt)"
+}
+
+echo "# runs:"
+for tool in "${tools[@]}"; do
+  for ((rep = 1; rep <= reps; rep++)); do
+    if ((rep % 2)); then order=(plain stored); else order=(stored plain); fi
+    for s in "${order[@]}"; do run_one "$tool" "$s" "$rep"; done
+  done
+done
+echo "# store uses $(du -sb "$root" | cut -f1) bytes on disk after the runs"
+
+# --- 4. results --------------------------------------------------------------
+median() {  # microseconds in, microseconds out
+  local -a v; read -ra v <<< "$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')"
+  local n=${#v[@]}
+  if ((n % 2)); then echo "${v[n / 2]}"; else echo $(((v[n / 2 - 1] + v[n / 2]) / 2)); fi
+}
+list_s() { local x out=""; for x in "$@"; do out+="$(us_to_s "$x"),"; done; echo "${out%,}"; }
+
+echo
+printf '%-7s %12s %12s %8s  %-s\n' tool "plain_s" "stored_s" ratio "times plain | stored (s, in run order)"
+printf '%-7s %12s %12s %8s  %-s\n' ------- ------------ ------------ -------- ---------------------------------------
+summary=()
+for tool in "${tools[@]}"; do
+  read -ra tp <<< "${times[$tool,plain]}"
+  read -ra ts <<< "${times[$tool,stored]}"
+  mp=$(median "${tp[@]}") ms=$(median "${ts[@]}")
+  ratio=$(awk -v a="$ms" -v b="$mp" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
+  mbs_p=$(awk -v n="$size" -v t="$mp" 'BEGIN { if (t > 0) printf "%.1f", n / t; else print "inf" }')
+  mbs_s=$(awk -v n="$size" -v t="$ms" 'BEGIN { if (t > 0) printf "%.1f", n / t; else print "inf" }')
+  printf '%-7s %12s %12s %8s  %s | %s\n' "$tool" "$(us_to_s "$mp")" "$(us_to_s "$ms")" "$ratio" \
+    "$(list_s "${tp[@]}")" "$(list_s "${ts[@]}")"
+  summary+=("RESULT tool=$tool size=$size reps=$reps plain_median_s=$(us_to_s "$mp") stored_median_s=$(us_to_s "$ms") ratio=$ratio plain_MBps=$mbs_p stored_MBps=$mbs_s plain_s=$(list_s "${tp[@]}") stored_s=$(list_s "${ts[@]}") caches_dropped=$can_drop")
+done
+echo
+printf '%s\n' "${summary[@]}"
+[ $warned_err = 0 ] || echo "# note: some runs wrote to stderr (see the warnings above)"
