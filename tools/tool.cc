@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +39,7 @@ const char kUsage[] =
     "  du [--json] ROOT [PATH]           apparent and stored bytes\n"
     "  verify [--json] ROOT [PATH]       check every checksum; exit 1 and\n"
     "                                    list the bad files on any mismatch\n"
+    "  mount [-f] [-r] [-w W] ROOT DIR   serve ROOT at DIR through FUSE\n"
     "`sluice COMMAND --help` describes one command.\n";
 
 struct Help {
@@ -72,6 +75,17 @@ const Help kHelp[] = {
                "checksum, the index, and each file's checksum. Prints the bad\n"
                "files and exits 1 if there is any; files whose writer never\n"
                "closed them are listed as incomplete.\n"},
+    {"mount", "sluice mount [-f] [-r] [-w W] [-O NAME=VALUE,...] ROOT DIR\n"
+              "Serves the file system in ROOT at directory DIR through FUSE 3,\n"
+              "for programs the LD_PRELOAD interposer cannot reach (static\n"
+              "binaries, setuid programs, Go). Read-write as writer W\n"
+              "(default 0), which sees its own store; -r: read-only, merged\n"
+              "over every writer. -O sets store options (as SLUICE_OPTIONS).\n"
+              "Detaches once mounted (-f: stays in the foreground, errors on\n"
+              "stderr). `fusermount3 -u DIR` ends it; the daemon then closes\n"
+              "the store, so what was written is stored when it exits.\n"
+              "Modes, owners and times cannot be changed on stored files yet:\n"
+              "chmod, chown and utimes succeed and change nothing.\n"},
 };
 
 [[noreturn]] void Usage(const std::string& cmd, const std::string& why) {
@@ -671,6 +685,35 @@ int Verify(int argc, char** argv) {
   return bad.empty() ? 0 : 1;
 }
 
+#ifdef SLUICE_HAVE_FUSE
+int MountCmd(int argc, char** argv) {
+  Args a = ParseArgs("mount", argc, argv, " -w -O ", " -f -r ");
+  if (a.pos.size() != 2) Usage("mount", "need ROOT DIR");
+  const int writer = a.flags.count("-w") ? atoi(a.flags["-w"].c_str()) : 0;
+  if (writer < 0) Usage("mount", "-w must be >= 0");
+  FsOptions options;
+  if (a.flags.count("-O")) {
+    Status s = options.store.SetAll(a.flags["-O"]);
+    if (!s.ok()) Usage("mount", "-O: " + s.message());
+  }
+  char root[PATH_MAX], dir[PATH_MAX];
+  if (!realpath(a.pos[0].c_str(), root)) {
+    return Fail("mount", Status::IOError(a.pos[0] + ": " + strerror(errno)));
+  }
+  if (!realpath(a.pos[1].c_str(), dir)) {
+    return Fail("mount", Status::IOError(a.pos[1] + ": " + strerror(errno)));
+  }
+  return MountMain(root, dir, writer, a.flags.count("-r"), a.flags.count("-f"),
+                   options);
+}
+#else
+int MountCmd(int, char**) {
+  fprintf(stderr, "sluice mount: built without FUSE (apt-get install "
+                  "libfuse3-dev and rebuild)\n");
+  return 1;
+}
+#endif
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -682,7 +725,8 @@ int Main(int argc, char** argv) {
   const std::string cmd = argv[1];
   const std::map<std::string, int (*)(int, char**)> commands = {
       {"ls", Ls},         {"stat", StatCmd}, {"cat", Cat},   {"export", Export},
-      {"import", Import}, {"rm", Rm},        {"du", Du},     {"verify", Verify}};
+      {"import", Import}, {"rm", Rm},        {"du", Du},     {"verify", Verify},
+      {"mount", MountCmd}};
   auto it = commands.find(cmd);
   if (it == commands.end()) Usage("", "unknown command '" + cmd + "'");
   return it->second(argc - 2, argv + 2);

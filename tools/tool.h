@@ -1,14 +1,22 @@
 // The `sluice` tool's subcommands (ls, stat, cat, export, import, rm, du,
-// verify) over a Sluice file system directory.
+// verify, mount) over a Sluice file system directory.
 #ifndef SLUICE_TOOLS_TOOL_H_
 #define SLUICE_TOOLS_TOOL_H_
 
+#include <string>
+
 namespace sluice {
+struct FsOptions;
 namespace tool {
 
 // Returns the exit status: 0 success, 1 failure (or bad files found by
 // verify), 2 bad usage.
 int Main(int argc, char** argv);
+
+// `sluice mount` (mount.cc, built with FUSE 3): serves `root` at `dir`
+// until unmounted; detaches once mounted unless `foreground`.
+int MountMain(const std::string& root, const std::string& dir, int writer,
+              bool read_only, bool foreground, const FsOptions& options);
 
 }  // namespace tool
 }  // namespace sluice

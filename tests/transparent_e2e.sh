@@ -1,17 +1,44 @@
 #!/usr/bin/env bash
-# Unmodified programs on stored files, through the LD_PRELOAD interposer.
+# Unmodified programs on stored files, through the LD_PRELOAD interposer
+# (MODE preload) or through `sluice mount`, the FUSE view (MODE fuse).
 # Every case runs twice, on a plain directory and on the mount, and must
 # print the same and exit the same; at the end both trees must hold the
 # same files with the same bytes.
-#   preload_e2e.sh WORK LIBSLUICE_PRELOAD_SO SLUICE_BENCH MPIEXEC
+#   preload_e2e.sh MODE WORK LIBSLUICE_PRELOAD_SO SLUICE_BENCH MPIEXEC SLUICE
+# Exit 77 (skipped) in fuse mode only where FUSE cannot mount here.
 set -uo pipefail
-work=$1 lib=$(realpath "$2") bench=$(realpath "$3") mpiexec=$4
+mode=$1 work=$2 lib=$(realpath "$3") bench=$(realpath "$4") mpiexec=$5
+sluice=$(realpath "$6")
 rm -rf "$work"
 mkdir -p "$work/src/dir1/sub" "$work/plain" "$work/root" "$work/out" \
          "$work/scratch.plain" "$work/scratch.sluice"
 mnt=$work/mnt
 mkdir -p "$mnt"  # the mount point: empty, as for any mount
 export SLUICE_MOUNT=$mnt SLUICE_ROOT=$work/root SLUICE_LOCK_WAIT=60
+case $mode in
+  preload) pre=(env LD_PRELOAD="$lib") ;;
+  fuse)
+    pre=(env)
+    if [ ! -c /dev/fuse ]; then echo "SKIP: no /dev/fuse on this machine"; exit 77; fi
+    "$sluice" mount -f "$work/root" "$mnt" 2> "$work/mount.err" &
+    daemon=$!
+    for _ in $(seq 100); do
+      mountpoint -q "$mnt" && break
+      kill -0 $daemon 2>/dev/null || break
+      sleep 0.1
+    done
+    if ! mountpoint -q "$mnt"; then
+      cat "$work/mount.err"
+      if grep -qi "fuse\|permission\|not permitted" "$work/mount.err"; then
+        echo "SKIP: FUSE cannot mount here (see above)"; exit 77
+      fi
+      echo "FAIL: sluice mount did not mount"; exit 1
+    fi
+    unmount() { fusermount3 -u "$mnt" 2>/dev/null; wait $daemon; }
+    trap 'mountpoint -q "$mnt" && fusermount3 -u "$mnt"' EXIT
+    ;;
+  *) echo "MODE must be preload or fuse"; exit 2 ;;
+esac
 
 # Inputs, on a plain directory.
 src=$work/src
@@ -32,7 +59,7 @@ case_() {
   D=$work/plain S=$src T=$work/scratch.plain bash -c "$snippet" \
     > "$work/out/$name.plain" 2> "$work/out/$name.plain.err"
   rc_p=$?
-  D=$mnt S=$src T=$work/scratch.sluice LD_PRELOAD=$lib bash -c "$snippet" \
+  D=$mnt S=$src T=$work/scratch.sluice "${pre[@]}" bash -c "$snippet" \
     > "$work/out/$name.sluice" 2> "$work/out/$name.sluice.err"
   rc_s=$?
   sed -i "s|$work/plain|D|g; s|$work/scratch.plain|T|g" "$work/out/$name.plain"
@@ -107,7 +134,7 @@ cases=$((cases + 1))
 # plain side, which the interposer cannot yet set on stored files.
 echo "note: b.tar not compared (stored files' mtimes and modes cannot be set yet)"
 (cd "$work/plain" && find . -type f ! -name b.tar | sort | xargs md5sum) > "$work/out/tree.plain"
-(cd "$mnt" && LD_PRELOAD=$lib bash -c 'find . -type f ! -name b.tar | sort | xargs md5sum') > "$work/out/tree.sluice"
+(cd "$mnt" && "${pre[@]}" bash -c 'find . -type f ! -name b.tar | sort | xargs md5sum') > "$work/out/tree.sluice"
 if cmp -s "$work/out/tree.plain" "$work/out/tree.sluice" && [ -s "$work/out/tree.plain" ]; then
   echo "ok   trees ($(wc -l < "$work/out/tree.plain") files)"
 else
@@ -119,8 +146,9 @@ fi
 for mode in shared fpp; do
   cases=$((cases + 1))
   flag=""; [ $mode = fpp ] && flag=-F
-  if "$mpiexec" -n 4 -x LD_PRELOAD="$lib" -x SLUICE_MOUNT -x SLUICE_ROOT \
-       -x SLUICE_LOCK_WAIT "$bench" -a POSIX -b 2m -t 256k -s 2 -e -W -R $flag \
+  xs=(-x SLUICE_MOUNT -x SLUICE_ROOT -x SLUICE_LOCK_WAIT)
+  [ $mode = preload ] && xs+=(-x LD_PRELOAD="$lib")
+  if "$mpiexec" -n 4 "${xs[@]}" "$bench" -a POSIX -b 2m -t 256k -s 2 -e -W -R $flag \
        -o "$mnt/bench.$mode" > "$work/out/bench.$mode" 2>&1; then
     echo "ok   sluice-bench POSIX $mode, 4 ranks, checked"
   else
@@ -128,10 +156,38 @@ for mode in shared fpp; do
     fails=$((fails + 1))
   fi
 done
-# What each rank wrote is in its own store (the file layer's N-writers rule).
 cases=$((cases + 1))
-n=$(ls -d "$work/root"/writer.* | wc -l)
-if [ "$n" -ge 4 ]; then echo "ok   $n writer stores"; else echo "FAIL: $n writer stores"; fails=$((fails + 1)); fi
+if [ $mode = preload ]; then
+  # What each rank wrote is in its own store (the file layer's N-writers rule).
+  n=$(ls -d "$work/root"/writer.* | wc -l)
+  if [ "$n" -ge 4 ]; then echo "ok   $n writer stores"; else echo "FAIL: $n writer stores"; fails=$((fails + 1)); fi
+else
+  # Unmounted, the daemon has closed the store: every file checks.
+  unmount
+  if "$sluice" verify "$work/root" > "$work/out/verify" 2>&1 &&
+     grep -q " 0 bad, 0 incomplete" "$work/out/verify"; then
+    echo "ok   unmounted; $(tail -1 "$work/out/verify")"
+  else
+    echo "FAIL: sluice verify after unmount"; cat "$work/out/verify"; fails=$((fails + 1))
+  fi
+  # Read-only (-r, the merged view; detached this time): reads the same
+  # bytes, refuses changes; a bad root is a clear error, exit 1.
+  cases=$((cases + 1))
+  if "$sluice" mount -r "$work/root" "$mnt" 2> "$work/out/ro.err"; then
+    ro_ok=1
+    cmp -s "$mnt/data.bin" "$src/data.bin" || ro_ok=0
+    echo x 2> "$work/out/ro.write" > "$mnt/new.txt" && ro_ok=0
+    grep -q "Read-only file system" "$work/out/ro.write" || ro_ok=0
+    fusermount3 -u "$mnt" || ro_ok=0
+    "$sluice" mount "$work/no-such-root" "$mnt" 2> "$work/out/bad.err" && ro_ok=0
+    grep -q "no-such-root" "$work/out/bad.err" || ro_ok=0
+    if [ $ro_ok = 1 ]; then echo "ok   read-only mount, bad root"; else
+      echo "FAIL: read-only mount or bad root"; cat "$work/out/ro.write" "$work/out/bad.err"
+      fails=$((fails + 1)); fi
+  else
+    echo "FAIL: sluice mount -r"; cat "$work/out/ro.err"; fails=$((fails + 1))
+  fi
+fi
 
 echo "$((cases - fails))/$cases cases passed"
 [ $fails = 0 ]
