@@ -4,7 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
+// Not inlined: libxxhash's own build of XXH3 hashes a 4 MiB value in about
+// half the time of the inlined one built with this file's flags.
 #include <xxhash.h>
 
 #include <algorithm>
