@@ -477,7 +477,10 @@ Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
         std::to_string(n) + "): the write was not synced before the store "
         "was left");
   };
-  if (rf.direct && options_.read_only) {
+  // Through the read-ahead windows: any file of a read-only log, and a
+  // writer's files before the one it writes (finished, so they no longer
+  // change under a window).
+  if (rf.direct && (options_.read_only || file < writing_file_.load())) {
     Status s;
     if (ReadAhead(rf, file, offset, n, out, &s)) return s;
   }

@@ -66,7 +66,7 @@ class ValueLog {
     // Try O_DIRECT (falls back to buffered I/O where unsupported).
     bool direct_io = true;
     // Bytes of each of the two write buffers (rounded up to 4 KiB); also
-    // the read-ahead window of a read-only log.
+    // the read-ahead window for reads of finished files.
     size_t buffer_bytes = 16u << 20;
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
@@ -126,10 +126,10 @@ class ValueLog {
   Status PRead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                char* out);
 
-  // Read-ahead for sequential reads of a read-only log with O_DIRECT: two
-  // aligned windows; a read served from one starts the load of the window
-  // after it on a background thread, so the device works while the caller
-  // copies and checks.
+  // Read-ahead for sequential reads with O_DIRECT of a read-only log, or of
+  // a writer's finished files: two aligned windows; a read served from one
+  // starts the load of the window after it on a background thread, so the
+  // device works while the caller copies and checks.
   struct Window {
     uint32_t file = 0;
     uint64_t offset = 0;
