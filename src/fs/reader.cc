@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -271,10 +272,12 @@ class ReaderFile : public File {
 
   Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) override {
     std::lock_guard<std::mutex> lock(mu_);
+    Timed timed(this);
     return PReadLocked(static_cast<char*>(buf), n, offset, got);
   }
   Status Read(void* buf, size_t n, size_t* got) override {
     std::lock_guard<std::mutex> lock(mu_);
+    Timed timed(this);
     Status s = PReadLocked(static_cast<char*>(buf), n, offset_, got);
     if (s.ok()) offset_ += *got;
     return s;
@@ -378,6 +381,26 @@ class ReaderFile : public File {
     return Status::OK();
   }
 
+  // Where a sequential reader's time goes: in its reads, or between them
+  // (in the caller). Reading ahead on a thread pays when the caller works
+  // between reads (it then runs beside the read-ahead, on another core);
+  // when the caller only moves the bytes on (cat), the value log's own
+  // read-ahead keeps the device busy, and a thread of ours would only
+  // compete for the cores with the caller and the value log's readers.
+  using Clock = std::chrono::steady_clock;
+  struct Timed {
+    explicit Timed(ReaderFile* f) : f(f), start(Clock::now()) {
+      if (f->last_exit_ != Clock::time_point()) f->outside_ += start - f->last_exit_;
+    }
+    ~Timed() {
+      f->last_exit_ = Clock::now();
+      f->inside_ += f->last_exit_ - start;
+    }
+    ReaderFile* f;
+    Clock::time_point start;
+  };
+  bool CallerBusy() const { return outside_ > inside_; }
+
   // Puts part p's cursor on its extent at `start`: the one read ahead when
   // it is that one, else read here. When reading sequentially, then starts
   // reading the extent after it.
@@ -408,7 +431,7 @@ class ReaderFile : public File {
       Status s = EnterExtent(p->store, p->inode.ino, start, path_, &c);
       if (!s.ok()) return s;
     }
-    if (sequential_) ReadAhead(p, start);
+    if (sequential_ && CallerBusy()) ReadAhead(p, start);
     return Status::OK();
   }
 
@@ -480,6 +503,8 @@ class ReaderFile : public File {
   uint64_t offset_ = 0;
   uint64_t seq_next_ = 0;
   bool sequential_ = true;
+  Clock::time_point last_exit_;
+  Clock::duration inside_{0}, outside_{0};
   bool checked_ = false;
   std::vector<Span> spans_;
   std::mutex ra_mu_;
