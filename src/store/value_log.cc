@@ -720,7 +720,11 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
           sl.length != length) {
         continue;
       }
-      pf_cv_.wait(lock, [&] { return sl.state == Slot::kReady; });
+      // Another reader may free and reuse the slot meanwhile: it is ours
+      // only while its queue number stays.
+      const uint64_t seq = sl.seq;
+      pf_cv_.wait(lock, [&] { return sl.seq != seq || sl.state == Slot::kReady; });
+      if (sl.seq != seq) break;
       if (sl.got == length && sl.buf.cap >= b->cap) {
         std::swap(*b, sl.buf);
         have = true;
@@ -733,7 +737,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
     }
     // Values read ahead that the reader went past will not be wanted.
     for (Slot& sl : slots_) {
-      if (sl.state == Slot::kReady && (sl.file != p.file || sl.begin < begin)) {
+      if (sl.state == Slot::kReady && sl.file == p.file && sl.begin < begin) {
         sl.state = Slot::kFree;
       }
     }
@@ -763,6 +767,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
 void ValueLog::QueueAheadLocked(const ReadFile& rf, uint32_t file,
                                 uint64_t offset, size_t length) {
   if (pf_stop_ || length == 0) return;
+  const uint64_t first_seq = pf_seq_;  // slots queued before this call
   for (int k = 0; k < kSlots; ++k, offset += length) {
     const uint64_t begin = AlignDown(offset);
     const size_t alen = static_cast<size_t>(AlignUp(offset + length) - begin);
@@ -776,7 +781,17 @@ void ValueLog::QueueAheadLocked(const ReadFile& rf, uint32_t file,
       if (sl.state == Slot::kFree && free_slot == nullptr) free_slot = &sl;
     }
     if (queued) continue;
-    if (free_slot == nullptr) return;
+    if (free_slot == nullptr) {
+      // Reuse the oldest value read ahead and not taken (another file's, or
+      // another reader's), but never one this call has just queued.
+      for (Slot& sl : slots_) {
+        if (sl.state == Slot::kReady && sl.seq <= first_seq &&
+            (free_slot == nullptr || sl.seq < free_slot->seq)) {
+          free_slot = &sl;
+        }
+      }
+      if (free_slot == nullptr) return;
+    }
     Slot& sl = *free_slot;
     sl.state = Slot::kQueued;
     sl.file = file;
