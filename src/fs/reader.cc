@@ -26,9 +26,12 @@ namespace {
 // it. Returns false when there is none.
 bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
                 const std::string& prefix) {
-  if (!c->it || c->generation != store->generation()) {
+  const uint64_t generation = store->generation(ino);
+  if (!c->it || c->generation != generation) {
+    // The generation before the iterator: a write in between renews it
+    // again at the next read, never leaves it stale.
+    c->generation = generation;
     c->it = PrefixIterator(store->store(), prefix);
-    c->generation = store->generation();
     c->on_extent = false;
   }
   if (c->on_extent && c->ext_off <= offset &&
@@ -115,9 +118,12 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
 Status EnterExtent(FsStore* store, uint64_t ino, uint64_t start,
                    const std::string& what, Cursor* c) {
   const std::string prefix = ExtentPrefix(ino);
-  if (!c->it || c->generation != store->generation()) {
+  const uint64_t generation = store->generation(ino);
+  if (!c->it || c->generation != generation) {
+    // The generation before the iterator: a write in between renews it
+    // again at the next read, never leaves it stale.
+    c->generation = generation;
     c->it = PrefixIterator(store->store(), prefix);
-    c->generation = store->generation();
     c->on_extent = false;
   }
   if (c->on_extent && c->ext_off == start) return Status::OK();
