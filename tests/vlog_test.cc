@@ -12,6 +12,7 @@
 
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sluice/kv.h"
@@ -155,6 +156,67 @@ TEST_P(ValueLogTest, StoresOpenTogetherAndInTurnKeepTheirOwnBytes) {
     }
     for (auto& st : stores) ASSERT_OK(st->Close());
   }
+}
+
+TEST_P(ValueLogTest, IteratorsOnManyThreadsShareTheReadAhead) {
+  // Sequential iterators read the values after theirs ahead, into buffers
+  // the log shares between its readers: several at once, each on its own
+  // range, in a read-only log and in a writer's finished files, must each
+  // get their own bytes.
+  const std::string path = dir_.Sub("s");
+  const int kValues = 48;
+  const size_t kSize = 300000;
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(Options(), path, &store));
+  for (int k = 0; k < kValues; ++k) {
+    char key[16];
+    snprintf(key, sizeof key, "k%03d", k);
+    ASSERT_OK(store->Put(key, Pattern(k, kSize)));
+  }
+  ASSERT_OK(store->Close());
+  store.reset();
+  auto read_all = [&](Store* st) {
+    const int kThreads = 4;
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int pass = 0; pass < 3; ++pass) {
+          // Thread t starts at a different value each pass.
+          const int first = (t * 11 + pass * 5) % kValues;
+          char key[16];
+          snprintf(key, sizeof key, "k%03d", first);
+          auto it = st->NewIterator();
+          int k = first;
+          for (it->Seek(key); it->Valid(); it->Next(), ++k) {
+            if (it->value() != Pattern(k, kSize)) {
+              errors[t] = "value " + std::to_string(k) + " differs";
+              return;
+            }
+          }
+          if (!it->status().ok()) {
+            errors[t] = it->status().ToString();
+            return;
+          }
+          if (k != kValues) {
+            errors[t] = "stopped at " + std::to_string(k);
+            return;
+          }
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
+  };
+  StoreOptions ro = Options();
+  ro.read_only = true;
+  ASSERT_OK(Store::Open(ro, path, &store));
+  read_all(store.get());
+  ASSERT_OK(store->Close());
+  store.reset();
+  ASSERT_OK(Store::Open(Options(), path, &store));  // a writer, files finished
+  read_all(store.get());
+  ASSERT_OK(store->Close());
 }
 
 TEST_P(ValueLogTest, FlippedByteInTheLogIsNamedNeverReturned) {

@@ -395,7 +395,7 @@ class WriterFs : public FileSystem {
     inode.allocated = inode.allocated - removed + data.size();
     inode.flags |= kChecksumStale;
     FsStore::PutInode(&b, inode);
-    s = store_->Write(b);
+    s = store_->WriteFor(inode.ino, b);
     b.Clear();  // keeps the value's memory for the next extent
     if (s.ok()) {
       st->inode = inode;

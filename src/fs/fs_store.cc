@@ -67,6 +67,19 @@ Status FsStore::Write(const WriteBatch& batch) {
   return s;
 }
 
+Status FsStore::WriteFor(uint64_t ino, const WriteBatch& batch) {
+  Status s = store_->Write(batch);
+  std::lock_guard<std::mutex> lock(gen_mu_);
+  ++ino_generation_[ino];
+  return s;
+}
+
+uint64_t FsStore::generation(uint64_t ino) {
+  std::lock_guard<std::mutex> lock(gen_mu_);
+  auto it = ino_generation_.find(ino);
+  return generation_.load() + (it == ino_generation_.end() ? 0 : it->second);
+}
+
 uint64_t FsStore::AllocateIno(WriteBatch* b) {
   std::lock_guard<std::mutex> lock(ino_mu_);
   if (next_ino_ >= reserved_ino_) {

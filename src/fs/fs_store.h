@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fs/format.h"
@@ -31,9 +32,16 @@ class FsStore {
   Store* store() { return store_.get(); }
   int writer() const { return writer_; }
   const std::string& path() const { return path_; }
-  // Incremented by every write, so readers know when to renew iterators.
-  uint64_t generation() const { return generation_.load(); }
+  // Changes with every write that may touch inode `ino`'s extents, so a
+  // reader of `ino` knows when to renew its iterator: every Write, and the
+  // WriteFor(ino) calls.
+  uint64_t generation(uint64_t ino);
   Status Write(const WriteBatch& batch);
+  // Writes a batch that changes nothing but inode `ino` (its extents, index
+  // and inode record): readers of other files keep their iterators (a
+  // process copying one stored file into another renews only the
+  // destination's).
+  Status WriteFor(uint64_t ino, const WriteBatch& batch);
 
   // Walks `path` (normalised). *exists says whether the last component
   // exists; if it does, *inode is filled. *parent is the parent directory's
@@ -74,6 +82,11 @@ class FsStore {
   const std::string path_;
   const int writer_;
   std::atomic<uint64_t> generation_{0};
+  std::mutex gen_mu_;
+  // Writes for one inode (WriteFor). A reader's generation is the sum of
+  // this and generation_: both only grow, so the sum changes when either
+  // does.
+  std::unordered_map<uint64_t, uint64_t> ino_generation_;  // GUARDED_BY(gen_mu_)
   std::mutex ino_mu_;
   uint64_t next_ino_ = 0;      // GUARDED_BY(ino_mu_)
   uint64_t reserved_ino_ = 0;  // GUARDED_BY(ino_mu_): persisted limit

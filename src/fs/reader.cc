@@ -3,9 +3,13 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 namespace sluice {
 namespace fs {
@@ -22,9 +26,12 @@ namespace {
 // it. Returns false when there is none.
 bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
                 const std::string& prefix) {
-  if (!c->it || c->generation != store->generation()) {
+  const uint64_t generation = store->generation(ino);
+  if (!c->it || c->generation != generation) {
+    // The generation before the iterator: a write in between renews it
+    // again at the next read, never leaves it stale.
+    c->generation = generation;
     c->it = PrefixIterator(store->store(), prefix);
-    c->generation = store->generation();
     c->on_extent = false;
   }
   if (c->on_extent && c->ext_off <= offset &&
@@ -65,6 +72,7 @@ Status TakeExtent(uint64_t ino, uint64_t start, const std::string& what,
   c->on_extent = true;
   c->ext_off = start;
   c->data = data;
+  c->sum = sum;
   if (c->on_extent_entered) c->on_extent_entered(start, data.size(), sum);
   return Status::OK();
 }
@@ -110,9 +118,12 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
 Status EnterExtent(FsStore* store, uint64_t ino, uint64_t start,
                    const std::string& what, Cursor* c) {
   const std::string prefix = ExtentPrefix(ino);
-  if (!c->it || c->generation != store->generation()) {
+  const uint64_t generation = store->generation(ino);
+  if (!c->it || c->generation != generation) {
+    // The generation before the iterator: a write in between renews it
+    // again at the next read, never leaves it stale.
+    c->generation = generation;
     c->it = PrefixIterator(store->store(), prefix);
-    c->generation = store->generation();
     c->on_extent = false;
   }
   if (c->on_extent && c->ext_off == start) return Status::OK();
@@ -209,6 +220,16 @@ struct Part {
   // hold them.
   std::vector<std::pair<uint64_t, uint64_t>> extents;
   bool loaded = false;
+  // Read-ahead (sequential reads): a second cursor, which the file's
+  // background thread puts on the extent after the current one (read and
+  // verified like any other) while the caller copies from the current one.
+  // The fields below `ahead` are guarded by ReaderFile::ra_mu_; `ahead`
+  // itself belongs to the thread while the state is kQueued or kLoading.
+  enum AheadState { kIdle, kQueued, kLoading, kDone };
+  Cursor ahead;
+  AheadState ahead_state = kIdle;
+  uint64_t ahead_start = 0;
+  Status ahead_status;
 
   Status Load(const std::string& what) {
     const std::string prefix = IndexPrefix(inode.ino);
@@ -253,12 +274,16 @@ class ReaderFile : public File {
     }
   }
 
+  ~ReaderFile() override { StopReadAhead(); }
+
   Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) override {
     std::lock_guard<std::mutex> lock(mu_);
+    Timed timed(this);
     return PReadLocked(static_cast<char*>(buf), n, offset, got);
   }
   Status Read(void* buf, size_t n, size_t* got) override {
     std::lock_guard<std::mutex> lock(mu_);
+    Timed timed(this);
     Status s = PReadLocked(static_cast<char*>(buf), n, offset_, got);
     if (s.ok()) offset_ += *got;
     return s;
@@ -284,7 +309,12 @@ class ReaderFile : public File {
   const std::string& path() const override { return path_; }
   Status Close() override {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& p : parts_) p->cursor.it.reset();
+    StopReadAhead();
+    for (auto& p : parts_) {
+      p->cursor.it.reset();
+      p->ahead.it.reset();
+      p->ahead.on_extent = false;
+    }
     return Status::OK();
   }
 
@@ -335,7 +365,7 @@ class ReaderFile : public File {
     uint64_t filled = offset;
     for (const Span& sp : spans_) {
       Part& p = *parts_[sp.part];
-      Status s = EnterExtent(p.store, p.inode.ino, sp.start, path_, &p.cursor);
+      Status s = Enter(&p, sp.start);
       if (!s.ok()) return s;
       if (sp.end - sp.start > p.cursor.data.size()) {
         return Status::Corruption(path_ + ": the extent at offset " +
@@ -355,6 +385,107 @@ class ReaderFile : public File {
       return CheckWhole();
     }
     return Status::OK();
+  }
+
+  // Where a sequential reader's time goes: in its reads, or between them
+  // (in the caller). Reading ahead on a thread pays when the caller works
+  // between reads (it then runs beside the read-ahead, on another core);
+  // when the caller only moves the bytes on (cat), the value log's own
+  // read-ahead keeps the device busy, and a thread of ours would only
+  // compete for the cores with the caller and the value log's readers.
+  using Clock = std::chrono::steady_clock;
+  struct Timed {
+    explicit Timed(ReaderFile* f) : f(f), start(Clock::now()) {
+      if (f->last_exit_ != Clock::time_point()) f->outside_ += start - f->last_exit_;
+    }
+    ~Timed() {
+      f->last_exit_ = Clock::now();
+      f->inside_ += f->last_exit_ - start;
+    }
+    ReaderFile* f;
+    Clock::time_point start;
+  };
+  bool CallerBusy() const { return outside_ > inside_; }
+
+  // Puts part p's cursor on its extent at `start`: the one read ahead when
+  // it is that one, else read here. When reading sequentially, then starts
+  // reading the extent after it.
+  Status Enter(Part* p, uint64_t start) {
+    Cursor& c = p->cursor;
+    if (c.on_extent && c.ext_off == start) return Status::OK();
+    bool took = false;
+    {
+      std::unique_lock<std::mutex> lock(ra_mu_);
+      if (p->ahead_state != Part::kIdle) {
+        ra_cv_.wait(lock, [&] { return p->ahead_state == Part::kDone; });
+        p->ahead_state = Part::kIdle;
+        // A failed read-ahead is retried below, which reports its error.
+        took = p->ahead_status.ok() && p->ahead.on_extent &&
+               p->ahead.ext_off == start;
+      }
+    }
+    if (took) {
+      Cursor& a = p->ahead;
+      std::swap(c.it, a.it);
+      std::swap(c.generation, a.generation);
+      std::swap(c.ext_off, a.ext_off);
+      std::swap(c.data, a.data);
+      std::swap(c.sum, a.sum);
+      std::swap(c.on_extent, a.on_extent);  // `a` keeps where `c` was
+      if (c.on_extent_entered) c.on_extent_entered(start, c.data.size(), c.sum);
+    } else {
+      Status s = EnterExtent(p->store, p->inode.ino, start, path_, &c);
+      if (!s.ok()) return s;
+    }
+    if (sequential_ && CallerBusy()) ReadAhead(p, start);
+    return Status::OK();
+  }
+
+  // Queues the read of the extent after the one at `start`, if any.
+  void ReadAhead(Part* p, uint64_t start) {
+    auto next = std::upper_bound(
+        p->extents.begin(), p->extents.end(),
+        std::pair<uint64_t, uint64_t>(start, ~uint64_t{0}));
+    if (next == p->extents.end()) return;
+    std::lock_guard<std::mutex> lock(ra_mu_);
+    if (ra_stop_ || p->ahead_state != Part::kIdle) return;
+    p->ahead_start = next->first;
+    p->ahead_state = Part::kQueued;
+    if (!ra_thread_.joinable()) ra_thread_ = std::thread([this] { ReadAheadLoop(); });
+    ra_cv_.notify_all();
+  }
+
+  void ReadAheadLoop() {
+    std::unique_lock<std::mutex> lock(ra_mu_);
+    for (;;) {
+      Part* job = nullptr;
+      ra_cv_.wait(lock, [&] {
+        for (auto& p : parts_) {
+          if (p->ahead_state == Part::kQueued) job = p.get();
+        }
+        return ra_stop_ || job != nullptr;
+      });
+      if (ra_stop_) return;
+      job->ahead_state = Part::kLoading;
+      const uint64_t start = job->ahead_start;
+      lock.unlock();
+      Status s = EnterExtent(job->store, job->inode.ino, start, path_, &job->ahead);
+      lock.lock();
+      job->ahead_status = s;
+      job->ahead_state = Part::kDone;
+      ra_cv_.notify_all();
+    }
+  }
+
+  // Waits for the read under way, if any, and ends the thread.
+  void StopReadAhead() {
+    {
+      std::lock_guard<std::mutex> lock(ra_mu_);
+      ra_stop_ = true;
+      ra_cv_.notify_all();
+    }
+    if (ra_thread_.joinable()) ra_thread_.join();
+    for (auto& p : parts_) p->ahead_state = Part::kIdle;
   }
 
   // After a sequential read of the whole file: the extents read must be
@@ -378,8 +509,14 @@ class ReaderFile : public File {
   uint64_t offset_ = 0;
   uint64_t seq_next_ = 0;
   bool sequential_ = true;
+  Clock::time_point last_exit_;
+  Clock::duration inside_{0}, outside_{0};
   bool checked_ = false;
   std::vector<Span> spans_;
+  std::mutex ra_mu_;
+  std::condition_variable ra_cv_;
+  bool ra_stop_ = false;  // GUARDED_BY(ra_mu_)
+  std::thread ra_thread_;
 };
 
 FileInfo MergeInfo(const std::vector<Inode>& parts) {

@@ -23,6 +23,7 @@ struct Cursor {
   bool on_extent = false;
   uint64_t ext_off = 0;
   std::string_view data;  // of the current extent, valid while `it` stays
+  uint64_t sum = 0;       // its checksum (from its header, verified)
   // Called once for each extent the cursor decodes (offset, length, sum).
   std::function<void(uint64_t, uint64_t, uint64_t)> on_extent_entered;
 };

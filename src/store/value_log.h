@@ -66,7 +66,7 @@ class ValueLog {
     // Try O_DIRECT (falls back to buffered I/O where unsupported).
     bool direct_io = true;
     // Bytes of each of the two write buffers (rounded up to 4 KiB); also
-    // the read-ahead window of a read-only log.
+    // the read-ahead window for reads of finished files.
     size_t buffer_bytes = 16u << 20;
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
@@ -87,6 +87,20 @@ class ValueLog {
   // checks it. A mismatch or a missing range is Corruption naming the file
   // and offset.
   Status Read(const ValuePointer& p, char* out);
+  // An aligned buffer a reader keeps for ReadView (and gives back with
+  // ReleaseBuffer). ReadView may exchange it for one it read ahead.
+  struct ReadBuffer {
+    char* data = nullptr;
+    size_t cap = 0;
+  };
+  static void ReleaseBuffer(ReadBuffer* b);
+  // Reads and checks the value `p` points at, like Read, into `b`; *out is
+  // the value, valid while `b` is unchanged. Where the file can be read
+  // ahead (O_DIRECT, and a read-only log or a writer's finished file), the
+  // device reads straight into the buffer, and the values that follow
+  // (assumed back to back with `p`, as a sequential write leaves them) are
+  // read ahead on a background thread; a hit swaps buffers, no copy.
+  Status ReadView(const ValuePointer& p, ReadBuffer* b, std::string_view* out);
   // Syncs and releases the files. Idempotent.
   Status Close();
 
@@ -126,10 +140,10 @@ class ValueLog {
   Status PRead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                char* out);
 
-  // Read-ahead for sequential reads of a read-only log with O_DIRECT: two
-  // aligned windows; a read served from one starts the load of the window
-  // after it on a background thread, so the device works while the caller
-  // copies and checks.
+  // Read-ahead for sequential reads with O_DIRECT of a read-only log, or of
+  // a writer's finished files: two aligned windows; a read served from one
+  // starts the load of the window after it on a background thread, so the
+  // device works while the caller copies and checks.
   struct Window {
     uint32_t file = 0;
     uint64_t offset = 0;
@@ -141,6 +155,45 @@ class ValueLog {
   bool ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                  char* out, Status* s);
   void LoaderLoop();
+  bool CanReadAhead(const ReadFile& rf, uint32_t file) const {
+    return rf.direct && (options_.read_only || file < writing_file_.load());
+  }
+  Status CheckValue(const ValuePointer& p, const char* data) const;
+  // The same check, given the XXH3 of the value's bytes.
+  Status CheckValueHash(const ValuePointer& p, uint64_t hash) const;
+
+  // ReadView's read-ahead: whole values (their aligned ranges), each read
+  // into a buffer of its own by the prefetch thread.
+  struct Slot {
+    enum State { kFree, kQueued, kLoading, kReady };
+    State state = kFree;
+    uint32_t file = 0;
+    int fd = -1;
+    uint64_t begin = 0;  // aligned range [begin, begin + length)
+    size_t length = 0;
+    size_t got = 0;  // bytes read (short: the end of the file, or an error)
+    uint64_t seq = 0;  // queue order
+    // The value assumed to be there, and the XXH3 of its bytes as read
+    // (hashed by the prefetch thread: ReadView then only compares).
+    uint64_t value_offset = 0;
+    size_t value_length = 0;
+    bool hashed = false;
+    uint64_t value_hash = 0;
+    ReadBuffer buf;
+  };
+  // Reads ahead: up to kSlots values, kPrefetchThreads at a time (the
+  // device is faster with more than one read in flight).
+  static constexpr int kSlots = 4;
+  static constexpr int kPrefetchThreads = 2;
+  void QueueAheadLocked(const ReadFile& rf, uint32_t file, uint64_t offset,
+                        size_t length);
+  void PrefetchLoop();
+  std::mutex pf_mu_;
+  std::condition_variable pf_cv_;
+  Slot slots_[kSlots];    // GUARDED_BY(pf_mu_)
+  uint64_t pf_seq_ = 0;   // GUARDED_BY(pf_mu_)
+  bool pf_stop_ = false;  // GUARDED_BY(pf_mu_)
+  std::vector<std::thread> prefetchers_;
 
   const Options options_;
   const std::string dir_;

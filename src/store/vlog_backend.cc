@@ -27,10 +27,13 @@ Status DecodePointer(std::string_view raw, const ValueLog& log,
 }
 
 // Resolves a tagged value: an inline value is a view into `raw`; a pointer
-// is read into `buf` (grown as needed, never zero-filled).
+// is read into the resolver's buffer (see ValueLog::ReadView).
 class Resolver {
  public:
   explicit Resolver(ValueLog* log) : log_(log) {}
+  ~Resolver() { ValueLog::ReleaseBuffer(&buf_); }
+  Resolver(const Resolver&) = delete;
+  Resolver& operator=(const Resolver&) = delete;
   Status Resolve(std::string_view raw, std::string_view* out) {
     if (raw.empty()) {
       return Status::Corruption("a value without its layout tag in " +
@@ -47,19 +50,12 @@ class Resolver {
     ValuePointer p;
     Status s = DecodePointer(raw, *log_, &p);
     if (!s.ok()) return s;
-    if (p.length > cap_) {
-      buf_.reset(new char[p.length]);
-      cap_ = p.length;
-    }
-    s = log_->Read(p, buf_.get());
-    if (s.ok()) *out = std::string_view(buf_.get(), p.length);
-    return s;
+    return log_->ReadView(p, &buf_, out);
   }
 
  private:
   ValueLog* log_;
-  std::unique_ptr<char[]> buf_;
-  size_t cap_ = 0;
+  ValueLog::ReadBuffer buf_;
 };
 
 class VlogIterator final : public Iterator {
