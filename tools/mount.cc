@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <memory>
@@ -183,18 +184,37 @@ int Rename(const char* from, const char* to, unsigned int flags) {
   return s.ok() ? 0 : Err(s);
 }
 
-// The file layer keeps no owners and cannot change modes or times yet: these
-// succeed on existing paths and change nothing (as under the interposer).
-int Exists(const char* path) {
-  FileInfo info;
-  Status s = Ctx()->fs->Stat(path, &info);
-  if (s.IsNotFound() && !strcmp(path, "/")) return 0;
+// Owners are not kept: chown succeeds on an existing path and changes
+// nothing. Modes and times are the file layer's.
+int SetAttrOf(const char* path, fuse_file_info* fi, const SetAttrs& a) {
+  if (Ctx()->read_only) return -EROFS;
+  const std::string p = path ? path : fi && fi->fh ? H(fi)->file->path() : "";
+  Status s = Ctx()->fs->SetAttr(p, a);
   return s.ok() ? 0 : Err(s);
 }
-int Chmod(const char* path, mode_t, fuse_file_info*) { return Exists(path); }
-int Chown(const char* path, uid_t, gid_t, fuse_file_info*) { return Exists(path); }
-int Utimens(const char* path, const timespec*, fuse_file_info*) {
-  return Exists(path);
+int Chmod(const char* path, mode_t mode, fuse_file_info* fi) {
+  SetAttrs a;
+  a.set_mode = true;
+  a.mode = mode & 07777;
+  return SetAttrOf(path, fi, a);
+}
+int Chown(const char* path, uid_t, gid_t, fuse_file_info* fi) {
+  FileInfo info;
+  Status s = fi && fi->fh ? H(fi)->file->Stat(&info) : Ctx()->fs->Stat(path, &info);
+  if (s.IsNotFound() && path && !strcmp(path, "/")) return 0;
+  return s.ok() ? 0 : Err(s);
+}
+int Utimens(const char* path, const timespec t[2], fuse_file_info* fi) {
+  SetAttrs a;
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (int i = 0; i < 2; ++i) {
+    if (t && t[i].tv_nsec == UTIME_OMIT) continue;
+    const timespec& v = !t || t[i].tv_nsec == UTIME_NOW ? now : t[i];
+    (i == 0 ? a.set_atime : a.set_mtime) = true;
+    (i == 0 ? a.atime_ns : a.mtime_ns) = v.tv_sec * 1000000000LL + v.tv_nsec;
+  }
+  return SetAttrOf(path, fi, a);
 }
 
 int StatFs(const char*, struct statvfs* st) {

@@ -84,8 +84,8 @@ const Help kHelp[] = {
               "Detaches once mounted (-f: stays in the foreground, errors on\n"
               "stderr). `fusermount3 -u DIR` ends it; the daemon then closes\n"
               "the store, so what was written is stored when it exits.\n"
-              "Modes, owners and times cannot be changed on stored files yet:\n"
-              "chmod, chown and utimes succeed and change nothing.\n"},
+              "Stored files keep modes and times but no owners: chown\n"
+              "succeeds and changes nothing.\n"},
 };
 
 [[noreturn]] void Usage(const std::string& cmd, const std::string& why) {

@@ -69,6 +69,17 @@ struct DirEntry {
   bool is_dir = false;
 };
 
+// A change of a file's or directory's attributes (FileSystem::SetAttr):
+// each field marked set is applied, the others are kept. ctime becomes now.
+struct SetAttrs {
+  bool set_mode = false;
+  uint32_t mode = 0;  // permission bits
+  bool set_atime = false;
+  int64_t atime_ns = 0;
+  bool set_mtime = false;
+  int64_t mtime_ns = 0;
+};
+
 // Open flags, the values of <fcntl.h>'s O_* on Linux.
 enum : int {
   kRead = 0,          // O_RDONLY
@@ -121,6 +132,9 @@ class SLUICE_EXPORT FileSystem {
   virtual Status Unlink(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;
+  // Sets the permission bits and times `attrs` marks (chmod, utimensat);
+  // on an open file too. A writer changes its own store's record.
+  virtual Status SetAttr(const std::string& path, const SetAttrs& attrs) = 0;
   // Reads every extent of the file and checks every checksum; Corruption
   // names the file and the extent.
   virtual Status Verify(const std::string& path) = 0;

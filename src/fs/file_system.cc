@@ -311,6 +311,35 @@ class WriterFs : public FileSystem {
     return s.ok() ? c : s;
   }
 
+  Status SetAttr(const std::string& raw, const SetAttrs& a) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Resolved r;
+    Status s = ResolveLocked(raw, &r);
+    if (!s.ok()) return s;
+    if (!r.exists) return Status::NotFound(r.path + ": no such file or directory");
+    auto apply = [&](Inode* i) {
+      if (a.set_mode) i->mode = a.mode & 07777;
+      if (a.set_atime) i->atime_ns = a.atime_ns;
+      if (a.set_mtime) i->mtime_ns = a.mtime_ns;
+      i->ctime_ns = NowNanos();
+    };
+    WriteBatch b;
+    std::shared_ptr<OpenInode> st = FindLocked(r.inode.ino);
+    if (!st) {
+      apply(&r.inode);
+      FsStore::PutInode(&b, r.inode);
+      return store_->Write(b);
+    }
+    // Open: its handles keep writing the record from st->inode.
+    std::lock_guard<std::mutex> ilock(st->mu);
+    Inode inode = st->inode;
+    apply(&inode);
+    FsStore::PutInode(&b, inode);
+    s = store_->Write(b);
+    if (s.ok()) st->inode = inode;
+    return s;
+  }
+
   Status Verify(const std::string& raw) override {
     std::string path;
     Status s = NormalizePath(raw, &path);

@@ -612,6 +612,9 @@ class ReaderFs : public FileSystem {
     return ReadOnly(p);
   }
   Status Truncate(const std::string& p, uint64_t) override { return ReadOnly(p); }
+  Status SetAttr(const std::string& p, const SetAttrs&) override {
+    return ReadOnly(p);
+  }
 
   Status Verify(const std::string& raw) override {
     std::string path;

@@ -27,6 +27,7 @@ using sluice::Code;
 using sluice::FileInfo;
 using sluice::FileSystem;
 using sluice::Status;
+using sluice::SetAttrs;
 using namespace sluice::preload;
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
@@ -705,21 +706,85 @@ EXPORT int eaccess(const char* path, int mode) {
   return r == 1 ? real_eaccess(path, mode) : r;
 }
 
-// Modes, owners and times of stored files are the file layer's: these
-// succeed on a stored path that exists and change nothing.
+// Owners are not kept for stored files: chown and friends succeed on a
+// stored path that exists and change nothing. Modes and times are the file
+// layer's (SetAttr, on the writer view: a writer changes its own store).
 int Exists(int dirfd, const char* path, int flags) {
   struct stat st;
   return DoFstatat(dirfd, path, &st, flags);
 }
+
+// The stored path of `path` (relative to dirfd), or of descriptor dirfd
+// itself when path is null or empty with AT_EMPTY_PATH: 1 when not ours.
+int StoredPath(int dirfd, const char* path, int flags, std::string* p) {
+  if (!path || (!*path && (flags & AT_EMPTY_PATH))) {
+    Desc* d = Lookup(dirfd);
+    if (!d) return 1;
+    Session session;
+    *p = d->path;
+    return 0;
+  }
+  return Resolve(dirfd, path, p) ? 0 : 1;
+}
+
+int DoSetAttr(int dirfd, const char* path, int flags, const SetAttrs& a) {
+  std::string p;
+  if (StoredPath(dirfd, path, flags, &p)) return 1;
+  return Change([&](FileSystem* fs) { return fs->SetAttr(p, a); });
+}
+
+SetAttrs ModeAttrs(mode_t mode) {
+  SetAttrs a;
+  a.set_mode = true;
+  a.mode = mode & 07777;
+  return a;
+}
+
+int64_t NowNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+// utimensat's times: null is now for both; UTIME_NOW, UTIME_OMIT.
+SetAttrs TimeAttrs(const struct timespec* t) {
+  SetAttrs a;
+  const int64_t now = NowNs();
+  for (int i = 0; i < 2; ++i) {
+    int64_t ns = now;
+    if (t && t[i].tv_nsec == UTIME_OMIT) continue;
+    if (t && t[i].tv_nsec != UTIME_NOW) {
+      ns = t[i].tv_sec * 1000000000LL + t[i].tv_nsec;
+    }
+    (i == 0 ? a.set_atime : a.set_mtime) = true;
+    (i == 0 ? a.atime_ns : a.mtime_ns) = ns;
+  }
+  return a;
+}
+SetAttrs TimeAttrs(const struct timeval* t) {
+  if (!t) return TimeAttrs(static_cast<const struct timespec*>(nullptr));
+  struct timespec ts[2];
+  for (int i = 0; i < 2; ++i) {
+    ts[i].tv_sec = t[i].tv_sec;
+    ts[i].tv_nsec = t[i].tv_usec * 1000;
+  }
+  return TimeAttrs(ts);
+}
+
 EXPORT int chmod(const char* path, mode_t mode) {
   SLUICE_REAL(chmod);
-  int r = Exists(AT_FDCWD, path, 0);
+  int r = DoSetAttr(AT_FDCWD, path, 0, ModeAttrs(mode));
   return r == 1 ? real_chmod(path, mode) : r;
 }
 EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
   SLUICE_REAL(fchmodat);
-  int r = Exists(dirfd, path, 0);
+  int r = DoSetAttr(dirfd, path, flags, ModeAttrs(mode));
   return r == 1 ? real_fchmodat(dirfd, path, mode, flags) : r;
+}
+EXPORT int fchmod(int fd, mode_t mode) {
+  SLUICE_REAL(fchmod);
+  int r = DoSetAttr(fd, nullptr, 0, ModeAttrs(mode));
+  return r == 1 ? real_fchmod(fd, mode) : r;
 }
 EXPORT int chown(const char* path, uid_t u, gid_t g) {
   SLUICE_REAL(chown);
@@ -740,17 +805,27 @@ EXPORT int fchownat(int dirfd, const char* path, uid_t u, gid_t g,
 EXPORT int utimensat(int dirfd, const char* path, const struct timespec t[2],
                      int flags) {
   SLUICE_REAL(utimensat);
-  int r = Exists(dirfd, path, 0);
+  int r = DoSetAttr(dirfd, path, flags, TimeAttrs(t));
   return r == 1 ? real_utimensat(dirfd, path, t, flags) : r;
+}
+EXPORT int futimens(int fd, const struct timespec t[2]) {
+  SLUICE_REAL(futimens);
+  int r = DoSetAttr(fd, nullptr, 0, TimeAttrs(t));
+  return r == 1 ? real_futimens(fd, t) : r;
 }
 EXPORT int utimes(const char* path, const struct timeval t[2]) {
   SLUICE_REAL(utimes);
-  int r = Exists(AT_FDCWD, path, 0);
+  int r = DoSetAttr(AT_FDCWD, path, 0, TimeAttrs(t));
   return r == 1 ? real_utimes(path, t) : r;
 }
 EXPORT int utime(const char* path, const struct utimbuf* t) {
   SLUICE_REAL(utime);
-  int r = Exists(AT_FDCWD, path, 0);
+  struct timeval tv[2];
+  if (t) {
+    tv[0] = {t->actime, 0};
+    tv[1] = {t->modtime, 0};
+  }
+  int r = DoSetAttr(AT_FDCWD, path, 0, TimeAttrs(t ? tv : nullptr));
   return r == 1 ? real_utime(path, t) : r;
 }
 // No extended attributes on stored files.
