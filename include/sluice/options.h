@@ -75,6 +75,14 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: true.
   bool vlog_direct_io = true;
 
+  // Layout vlog, with vlog_direct_io: also read the value log with
+  // O_DIRECT (read ahead by Sluice's own threads). False reads through the
+  // page cache and the kernel's readahead, as unmodified programs expect
+  // (the LD_PRELOAD interposer's default): repeated reads are then served
+  // from memory. Writes stay O_DIRECT either way.
+  // Default: true.
+  bool vlog_direct_reads = true;
+
   // Create the store (and missing parent directories) when the path does not
   // exist or is an empty directory. When false, a missing store is NotFound.
   // Default: true.

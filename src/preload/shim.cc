@@ -148,6 +148,9 @@ bool ParseConfig() {
                   norm;
     return true;
   }
+  // Unmodified programs expect the page cache on reads (a file read twice
+  // is read from memory the second time); SLUICE_OPTIONS may say otherwise.
+  S->cfg.options.store.vlog_direct_reads = false;
   if (const char* o = getenv("SLUICE_OPTIONS")) {
     Status s = S->cfg.options.store.SetAll(o);
     if (!s.ok()) {

@@ -447,7 +447,8 @@ Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
   }
   const std::string path = FileName(file);
   ReadFile f;
-  f.fd = OpenMaybeDirect(path, O_RDONLY, options_.direct_io, &f.direct);
+  f.fd = OpenMaybeDirect(path, O_RDONLY,
+                         options_.direct_io && options_.direct_reads, &f.direct);
   if (f.fd < 0) {
     if (errno == ENOENT) {
       return Status::Corruption("value log " + path +

@@ -65,6 +65,8 @@ class ValueLog {
     bool read_only = false;
     // Try O_DIRECT (falls back to buffered I/O where unsupported).
     bool direct_io = true;
+    // With direct_io: read with O_DIRECT too (else through the page cache).
+    bool direct_reads = true;
     // Bytes of each of the two write buffers (rounded up to 4 KiB); also
     // the read-ahead window for reads of finished files.
     size_t buffer_bytes = 16u << 20;

@@ -198,6 +198,7 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   ValueLog::Options lo;
   lo.read_only = options.read_only;
   lo.direct_io = options.vlog_direct_io;
+  lo.direct_reads = options.vlog_direct_reads;
   // The write buffer's memory is the log's: two halves, one filling while
   // the other is written.
   lo.buffer_bytes = options.write_buffer_size / 2;

@@ -172,6 +172,8 @@ const std::vector<Field>& Fields() {
       SLUICE_SIZE(vlog_min_value, "vlog: smallest value kept in the log"),
       SLUICE_SIZE(vlog_file_bytes, "vlog: size at which a new log file starts"),
       SLUICE_BOOL(vlog_direct_io, "vlog: O_DIRECT for the value log"),
+      SLUICE_BOOL(vlog_direct_reads,
+                  "vlog: O_DIRECT also for reads (false: the page cache)"),
       SLUICE_BOOL(create_if_missing, "create the store if it does not exist"),
       SLUICE_BOOL(read_only, "open for reading only (shared lock)"),
       SLUICE_BOOL(wal, "write-ahead log"),
