@@ -72,6 +72,18 @@ int main(int argc, char** argv) {
   CHECK(sluice_opendir("/d/b.txt") == NULL && errno == ENOTDIR);
   CHECK(sluice_truncate("/d/b.txt", 100) == 0);
   CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
+  CHECK(sluice_chmod("/d/b.txt", 0604) == 0);
+  struct timespec times[2] = {{5, 0}, {1000000000, 7}};
+  CHECK(sluice_utimens("/d/b.txt", times) == 0);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && (st.st_mode & 07777) == 0604 &&
+        st.st_mtim.tv_sec == 1000000000 && st.st_mtim.tv_nsec == 7 &&
+        st.st_atim.tv_sec == 5);
+  times[1].tv_nsec = UTIME_OMIT;
+  times[0].tv_sec = 6;
+  CHECK(sluice_utimens("/d/b.txt", times) == 0);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_mtim.tv_sec == 1000000000 &&
+        st.st_atim.tv_sec == 6);
+  CHECK(sluice_chmod("/d/none", 0600) == -1 && errno == ENOENT);
   CHECK(sluice_unlink("/d/b.txt") == 0);
   CHECK(sluice_rmdir("/d") == 0);
 
@@ -90,6 +102,7 @@ int main(int argc, char** argv) {
   CHECK(sluice_read(fd, buf, sizeof buf) == 8 && memcmp(buf, "AAAABBBB", 8) == 0);
   CHECK(sluice_open("/new", O_WRONLY | O_CREAT, 0644) == -1 && errno == EROFS);
   CHECK(sluice_mkdir("/nd", 0755) == -1 && errno == EROFS);
+  CHECK(sluice_chmod("/shared", 0600) == -1 && errno == EROFS);
   CHECK(sluice_close(fd) == 0);
   CHECK(sluice_unmount() == 0);
 

@@ -165,6 +165,12 @@ SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
 SLUICE_EXPORT int sluice_fsync(int fd);
 SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);
 SLUICE_EXPORT int sluice_truncate(const char* path, off_t size);
+/* Permission bits, and access and modification times as utimensat's:
+ * NULL is now for both, UTIME_NOW and UTIME_OMIT as there. Owners are not
+ * kept. */
+SLUICE_EXPORT int sluice_chmod(const char* path, mode_t mode);
+SLUICE_EXPORT int sluice_utimens(const char* path,
+                                 const struct timespec times[2]);
 SLUICE_EXPORT int sluice_stat(const char* path, struct stat* st);
 SLUICE_EXPORT int sluice_fstat(int fd, struct stat* st);
 SLUICE_EXPORT int sluice_unlink(const char* path);
