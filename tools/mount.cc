@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <memory>
@@ -70,14 +69,6 @@ void Fill(const FileInfo& fi, struct stat* st) {
 int GetAttr(const char* path, struct stat* st, fuse_file_info* fi) {
   FileInfo info;
   Status s = fi && fi->fh ? H(fi)->file->Stat(&info) : Ctx()->fs->Stat(path, &info);
-  if (s.IsNotFound() && path && !strcmp(path, "/")) {
-    // The root is a directory before anything is stored.
-    info = FileInfo();
-    info.is_dir = true;
-    info.mode = 0755;
-    info.ino = 1;
-    s = Status::OK();
-  }
   if (!s.ok()) return Err(s);
   memset(st, 0, sizeof *st);
   Fill(info, st);
@@ -89,7 +80,6 @@ int ReadDir(const char* path, void* buf, fuse_fill_dir_t filler, off_t,
   if (!path) return -ENOENT;  // a directory removed while open
   std::vector<DirEntry> entries;
   Status s = Ctx()->fs->ReadDir(path, &entries);
-  if (s.IsNotFound() && !strcmp(path, "/")) s = Status::OK();
   if (!s.ok()) return Err(s);
   struct stat st;
   memset(&st, 0, sizeof st);
@@ -193,28 +183,14 @@ int SetAttrOf(const char* path, fuse_file_info* fi, const SetAttrs& a) {
   return s.ok() ? 0 : Err(s);
 }
 int Chmod(const char* path, mode_t mode, fuse_file_info* fi) {
-  SetAttrs a;
-  a.set_mode = true;
-  a.mode = mode & 07777;
-  return SetAttrOf(path, fi, a);
+  return SetAttrOf(path, fi, ModeAttrs(mode));
 }
 int Chown(const char* path, uid_t, gid_t, fuse_file_info* fi) {
-  FileInfo info;
-  Status s = fi && fi->fh ? H(fi)->file->Stat(&info) : Ctx()->fs->Stat(path, &info);
-  if (s.IsNotFound() && path && !strcmp(path, "/")) return 0;
-  return s.ok() ? 0 : Err(s);
+  struct stat st;
+  return GetAttr(path, &st, fi);  // succeeds where the path exists
 }
 int Utimens(const char* path, const timespec t[2], fuse_file_info* fi) {
-  SetAttrs a;
-  timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  for (int i = 0; i < 2; ++i) {
-    if (t && t[i].tv_nsec == UTIME_OMIT) continue;
-    const timespec& v = !t || t[i].tv_nsec == UTIME_NOW ? now : t[i];
-    (i == 0 ? a.set_atime : a.set_mtime) = true;
-    (i == 0 ? a.atime_ns : a.mtime_ns) = v.tv_sec * 1000000000LL + v.tv_nsec;
-  }
-  return SetAttrOf(path, fi, a);
+  return SetAttrOf(path, fi, TimeAttrs(t));
 }
 
 int StatFs(const char*, struct statvfs* st) {

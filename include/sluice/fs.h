@@ -39,6 +39,7 @@
 #include "sluice/status.h"
 
 struct stat;
+struct timespec;
 
 namespace sluice {
 
@@ -79,6 +80,13 @@ struct SetAttrs {
   bool set_mtime = false;
   int64_t mtime_ns = 0;
 };
+
+// chmod's change: the permission bits of `mode`.
+SLUICE_EXPORT SetAttrs ModeAttrs(uint32_t mode);
+// utimensat's change: times[0] access, times[1] modification; null is now
+// for both, and a tv_nsec of UTIME_NOW or UTIME_OMIT means what it does
+// there.
+SLUICE_EXPORT SetAttrs TimeAttrs(const struct timespec* times);
 
 // Open flags, the values of <fcntl.h>'s O_* on Linux.
 enum : int {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <memory>
@@ -273,24 +272,11 @@ int sluice_truncate(const char* path, off_t size) {
 }
 
 int sluice_chmod(const char* path, mode_t mode) {
-  sluice::SetAttrs a;
-  a.set_mode = true;
-  a.mode = mode & 07777;
-  SLUICE_PATH_CALL(fs->SetAttr(path, a));
+  SLUICE_PATH_CALL(fs->SetAttr(path, sluice::ModeAttrs(mode)));
 }
 
 int sluice_utimens(const char* path, const struct timespec times[2]) {
-  sluice::SetAttrs a;
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  for (int i = 0; i < 2; ++i) {
-    if (times && times[i].tv_nsec == UTIME_OMIT) continue;
-    const struct timespec& t =
-        !times || times[i].tv_nsec == UTIME_NOW ? now : times[i];
-    (i == 0 ? a.set_atime : a.set_mtime) = true;
-    (i == 0 ? a.atime_ns : a.mtime_ns) = t.tv_sec * 1000000000LL + t.tv_nsec;
-  }
-  SLUICE_PATH_CALL(fs->SetAttr(path, a));
+  SLUICE_PATH_CALL(fs->SetAttr(path, sluice::TimeAttrs(times)));
 }
 
 int sluice_stat(const char* path, struct stat* st) {

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -720,6 +721,27 @@ void FileInfoToStat(const FileInfo& i, struct stat* st) {
   st->st_mtim.tv_nsec = i.mtime_ns % 1000000000;
   st->st_ctim.tv_sec = i.ctime_ns / 1000000000;
   st->st_ctim.tv_nsec = i.ctime_ns % 1000000000;
+}
+
+SetAttrs ModeAttrs(uint32_t mode) {
+  SetAttrs a;
+  a.set_mode = true;
+  a.mode = mode & 07777;
+  return a;
+}
+
+SetAttrs TimeAttrs(const struct timespec* times) {
+  SetAttrs a;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (int i = 0; i < 2; ++i) {
+    if (times && times[i].tv_nsec == UTIME_OMIT) continue;
+    const struct timespec& t =
+        !times || times[i].tv_nsec == UTIME_NOW ? now : times[i];
+    (i == 0 ? a.set_atime : a.set_mtime) = true;
+    (i == 0 ? a.atime_ns : a.mtime_ns) = t.tv_sec * 1000000000LL + t.tv_nsec;
+  }
+  return a;
 }
 
 Status FileSystem::Open(const FsOptions& options, const std::string& root,

@@ -27,7 +27,9 @@ using sluice::Code;
 using sluice::FileInfo;
 using sluice::FileSystem;
 using sluice::Status;
+using sluice::ModeAttrs;
 using sluice::SetAttrs;
+using sluice::TimeAttrs;
 using namespace sluice::preload;
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
@@ -264,13 +266,8 @@ EXPORT int open(const char* path, int flags, ...) {
   va_end(ap);
   return DoOpen(AT_FDCWD, path, flags, mode);
 }
-EXPORT int open64(const char* path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  mode_t mode = ModeArg(flags, ap);
-  va_end(ap);
-  return DoOpen(AT_FDCWD, path, flags, mode);
-}
+// The 64 forms are the same calls on 64-bit Linux.
+EXPORT int open64(const char* path, int flags, ...) __attribute__((alias("open")));
 EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
@@ -278,13 +275,8 @@ EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   va_end(ap);
   return DoOpen(dirfd, path, flags, mode);
 }
-EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  mode_t mode = ModeArg(flags, ap);
-  va_end(ap);
-  return DoOpen(dirfd, path, flags, mode);
-}
+EXPORT int openat64(int dirfd, const char* path, int flags, ...)
+    __attribute__((alias("openat")));
 EXPORT int creat(const char* path, mode_t mode) {
   return DoOpen(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
@@ -733,36 +725,9 @@ int DoSetAttr(int dirfd, const char* path, int flags, const SetAttrs& a) {
   return Change([&](FileSystem* fs) { return fs->SetAttr(p, a); });
 }
 
-SetAttrs ModeAttrs(mode_t mode) {
-  SetAttrs a;
-  a.set_mode = true;
-  a.mode = mode & 07777;
-  return a;
-}
-
-int64_t NowNs() {
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  return now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
-// utimensat's times: null is now for both; UTIME_NOW, UTIME_OMIT.
-SetAttrs TimeAttrs(const struct timespec* t) {
-  SetAttrs a;
-  const int64_t now = NowNs();
-  for (int i = 0; i < 2; ++i) {
-    int64_t ns = now;
-    if (t && t[i].tv_nsec == UTIME_OMIT) continue;
-    if (t && t[i].tv_nsec != UTIME_NOW) {
-      ns = t[i].tv_sec * 1000000000LL + t[i].tv_nsec;
-    }
-    (i == 0 ? a.set_atime : a.set_mtime) = true;
-    (i == 0 ? a.atime_ns : a.mtime_ns) = ns;
-  }
-  return a;
-}
-SetAttrs TimeAttrs(const struct timeval* t) {
-  if (!t) return TimeAttrs(static_cast<const struct timespec*>(nullptr));
+// utimes' times, as utimensat's.
+SetAttrs TimevalAttrs(const struct timeval* t) {
+  if (!t) return TimeAttrs(nullptr);
   struct timespec ts[2];
   for (int i = 0; i < 2; ++i) {
     ts[i].tv_sec = t[i].tv_sec;
@@ -815,7 +780,7 @@ EXPORT int futimens(int fd, const struct timespec t[2]) {
 }
 EXPORT int utimes(const char* path, const struct timeval t[2]) {
   SLUICE_REAL(utimes);
-  int r = DoSetAttr(AT_FDCWD, path, 0, TimeAttrs(t));
+  int r = DoSetAttr(AT_FDCWD, path, 0, TimevalAttrs(t));
   return r == 1 ? real_utimes(path, t) : r;
 }
 EXPORT int utime(const char* path, const struct utimbuf* t) {
@@ -825,7 +790,7 @@ EXPORT int utime(const char* path, const struct utimbuf* t) {
     tv[0] = {t->actime, 0};
     tv[1] = {t->modtime, 0};
   }
-  int r = DoSetAttr(AT_FDCWD, path, 0, TimeAttrs(t ? tv : nullptr));
+  int r = DoSetAttr(AT_FDCWD, path, 0, TimevalAttrs(t ? tv : nullptr));
   return r == 1 ? real_utime(path, t) : r;
 }
 // No extended attributes on stored files.
