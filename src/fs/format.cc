@@ -1,6 +1,6 @@
 #include "fs/format.h"
 
-#include <xxhash.h>
+#include "util/hash.h"
 
 #include <cstring>
 

@@ -98,10 +98,10 @@ class ValueLog {
   static void ReleaseBuffer(ReadBuffer* b);
   // Reads and checks the value `p` points at, like Read, into `b`; *out is
   // the value, valid while `b` is unchanged. Where the file can be read
-  // ahead (O_DIRECT, and a read-only log or a writer's finished file), the
-  // device reads straight into the buffer, and the values that follow
-  // (assumed back to back with `p`, as a sequential write leaves them) are
-  // read ahead on a background thread; a hit swaps buffers, no copy.
+  // ahead (a read-only log, or a writer's finished file), the value is read
+  // straight into the buffer, and the values that follow (assumed back to
+  // back with `p`, as a sequential write leaves them) are read and hashed
+  // ahead on background threads; a hit swaps buffers, no copy.
   Status ReadView(const ValuePointer& p, ReadBuffer* b, std::string_view* out);
   // Syncs and releases the files. Idempotent.
   Status Close();
@@ -157,8 +157,13 @@ class ValueLog {
   bool ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                  char* out, Status* s);
   void LoaderLoop();
-  bool CanReadAhead(const ReadFile& rf, uint32_t file) const {
-    return rf.direct && (options_.read_only || file < writing_file_.load());
+  // ReadView's read-ahead (slots, below) needs only a file that no longer
+  // changes: any file of a read-only log, a writer's finished ones. With
+  // O_DIRECT the device reads into the slot; through the page cache the
+  // prefetch thread's pread copies from the cache. Either way the copy and
+  // the hash leave the reader's thread.
+  bool CanReadAhead(uint32_t file) const {
+    return options_.read_only || file < writing_file_.load();
   }
   Status CheckValue(const ValuePointer& p, const char* data) const;
   // The same check, given the XXH3 of the value's bytes.
