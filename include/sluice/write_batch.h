@@ -37,6 +37,7 @@ class SLUICE_EXPORT WriteBatch {
   size_t bytes() const;
 
   const WriteBuffer& rep() const { return *rep_; }
+  WriteBuffer& rep() { return *rep_; }
 
  private:
   std::unique_ptr<WriteBuffer> rep_;

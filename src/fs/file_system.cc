@@ -75,8 +75,15 @@ struct OpenInode {
   std::string path;        // for messages
   uint64_t extent_end = 0;  // GUARDED_BY(mu)
   bool extent_end_known = false;
-  std::string buf;         // GUARDED_BY(mu): write-combining
+  // GUARDED_BY(mu): the write-combining buffer, laid out as the extent's
+  // value (kExtentHeader bytes of room, then the data: the batch takes it
+  // whole, no copy), with the data's checksum hashed as it comes in.
+  std::string buf;
   uint64_t buf_off = 0;
+  DataChecksummer buf_sum;
+  size_t buffered() const {
+    return buf.size() > kExtentHeader ? buf.size() - kExtentHeader : 0;
+  }
   WriteBatch batch;        // GUARDED_BY(mu): reused, so its memory stays hot
   bool dirty = false;      // checksum out of date
   int opens = 0;           // GUARDED_BY(WriterFs::mu_)
@@ -401,35 +408,42 @@ class WriterFs : public FileSystem {
 
   // Commits the write-combining buffer as an extent.
   Status Flush(OpenInode* st) {
-    if (st->buf.empty()) return Status::OK();
-    Status s = Commit(st, st->buf_off, st->buf);
+    if (st->buffered() == 0) return Status::OK();
+    Status s = Commit(st);
     if (s.ok()) st->buf.clear();
     return s;
   }
 
-  // Writes [offset, offset + data.size()) as one extent, trimming what it
-  // overlaps, with the inode, in one batch.
-  Status Commit(OpenInode* st, uint64_t offset, std::string_view data) {
+  // Writes the write-combining buffer, [buf_off, buf_off + buffered()), as
+  // one extent, trimming what it overlaps, with the inode, in one batch. The
+  // batch takes the buffer's memory and leaves other memory in its place; a
+  // failed write gives the data back, so the next flush fails again rather
+  // than lose it quietly.
+  Status Commit(OpenInode* st) {
+    const uint64_t ino = st->inode.ino;
+    const uint64_t offset = st->buf_off;
+    const uint64_t length = st->buffered();
     Status s = KnowExtentEnd(st);
     if (!s.ok()) return s;
     WriteBatch& b = st->batch;
     b.Clear();
     uint64_t removed = 0;
     if (offset < st->extent_end) {
-      s = store_->RemoveRange(st->inode.ino, offset, offset + data.size(),
-                              st->path, &b, &removed);
+      s = store_->RemoveRange(ino, offset, offset + length, st->path, &b,
+                              &removed);
       if (!s.ok()) return s;
     }
-    FsStore::PutExtent(st->inode.ino, offset, data, &b);
+    FsStore::PutExtentValue(ino, offset, st->buf_sum.Value(), &st->buf, &b);
     Inode inode = st->inode;
-    inode.allocated = inode.allocated - removed + data.size();
+    inode.allocated = inode.allocated - removed + length;
     inode.flags |= kChecksumStale;
     FsStore::PutInode(&b, inode);
-    s = store_->WriteFor(inode.ino, b);
-    b.Clear();  // keeps the value's memory for the next extent
+    s = store_->WriteFor(ino, b);
+    if (!s.ok()) FsStore::TakeExtentValue(ino, offset, &st->buf, &b);
+    b.Clear();  // keeps the value's memory for a later extent
     if (s.ok()) {
       st->inode = inode;
-      st->extent_end = std::max<uint64_t>(st->extent_end, offset + data.size());
+      st->extent_end = std::max<uint64_t>(st->extent_end, offset + length);
       st->dirty = true;
     }
     return s;
@@ -576,20 +590,27 @@ Status WriterFile::PWriteLocked(const char* buf, size_t n, uint64_t offset) {
   OpenInode* st = st_.get();
   const size_t max = fs_->extent_bytes();
   Status s;
-  if (!st->buf.empty() && offset != st->buf_off + st->buf.size()) {
+  if (st->buffered() > 0 && offset != st->buf_off + st->buffered()) {
     s = fs_->Flush(st);  // not a continuation: start a new extent
   }
   while (s.ok() && n > 0) {
-    if (st->buf.empty()) {
+    if (st->buffered() == 0) {
       st->buf_off = offset;
-      if (st->buf.capacity() < max) st->buf.reserve(max);
+      if (st->buf.capacity() < kExtentHeader + max) {
+        st->buf.reserve(kExtentHeader + max);
+      }
+      st->buf.assign(kExtentHeader, '\0');
+      st->buf_sum.Reset(st->inode.ino, offset);
     }
-    const size_t take = std::min(n, max - st->buf.size());
+    const size_t take = std::min(n, max - st->buffered());
     st->buf.append(buf, take);
+    // Hashed from the copy, while it is in cache (and as stored, should the
+    // caller change its buffer meanwhile).
+    st->buf_sum.Update(st->buf.data() + st->buf.size() - take, take);
     buf += take;
     n -= take;
     offset += take;
-    if (st->buf.size() == max) s = fs_->Flush(st);
+    if (st->buffered() == max) s = fs_->Flush(st);
   }
   if (s.ok()) {
     st->inode.size = std::max(st->inode.size, offset);

@@ -3,6 +3,7 @@
 #include "util/hash.h"
 
 #include <cstring>
+#include <new>
 
 #include "util/coding.h"
 
@@ -138,16 +139,43 @@ Status DecodeDirent(std::string_view v, uint64_t* ino, FileType* type) {
   return Status::OK();
 }
 
+namespace {
+uint64_t DataSeed(uint64_t ino, uint64_t offset) {
+  return ino * 0x9E3779B97F4A7C15ull ^ offset;
+}
+}  // namespace
+
 uint64_t DataChecksum(uint64_t ino, uint64_t offset, std::string_view data) {
-  return XXH3_64bits_withSeed(data.data(), data.size(),
-                              ino * 0x9E3779B97F4A7C15ull ^ offset);
+  return XXH3_64bits_withSeed(data.data(), data.size(), DataSeed(ino, offset));
+}
+
+DataChecksummer::DataChecksummer() : state_(XXH3_createState()) {
+  if (state_ == nullptr) throw std::bad_alloc();
+  Reset(0, 0);
+}
+DataChecksummer::~DataChecksummer() {
+  XXH3_freeState(static_cast<XXH3_state_t*>(state_));
+}
+void DataChecksummer::Reset(uint64_t ino, uint64_t offset) {
+  XXH3_64bits_reset_withSeed(static_cast<XXH3_state_t*>(state_),
+                             DataSeed(ino, offset));
+}
+void DataChecksummer::Update(const char* data, size_t n) {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, n);
+}
+uint64_t DataChecksummer::Value() const {
+  return XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_));
 }
 
 std::string EncodeExtentHeader(uint64_t length, uint64_t checksum) {
   std::string v(kExtentHeader, '\0');
-  EncodeFixed64(&v[0], length);
-  EncodeFixed64(&v[8], checksum);
+  EncodeExtentHeaderTo(&v[0], length, checksum);
   return v;
+}
+
+void EncodeExtentHeaderTo(char* value, uint64_t length, uint64_t checksum) {
+  EncodeFixed64(value, length);
+  EncodeFixed64(value + 8, checksum);
 }
 
 Status DecodeExtent(std::string_view v, uint64_t ino, uint64_t offset,

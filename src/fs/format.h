@@ -73,9 +73,26 @@ std::string EncodeDirent(uint64_t ino, FileType type);
 Status DecodeDirent(std::string_view v, uint64_t* ino, FileType* type);
 
 uint64_t DataChecksum(uint64_t ino, uint64_t offset, std::string_view data);
+// DataChecksum of data given in pieces (the same value), so a writer can
+// hash each piece as it copies it in, while it is in cache.
+class DataChecksummer {
+ public:
+  DataChecksummer();
+  ~DataChecksummer();
+  DataChecksummer(const DataChecksummer&) = delete;
+  DataChecksummer& operator=(const DataChecksummer&) = delete;
+  void Reset(uint64_t ino, uint64_t offset);
+  void Update(const char* data, size_t n);
+  uint64_t Value() const;
+
+ private:
+  void* state_;
+};
 constexpr size_t kExtentHeader = 16;
 // An extent's value is this header (length, DataChecksum) + the data.
 std::string EncodeExtentHeader(uint64_t length, uint64_t checksum);
+// The same header, written over the first kExtentHeader bytes of `value`.
+void EncodeExtentHeaderTo(char* value, uint64_t length, uint64_t checksum);
 // Checks the header and the data; *data points into `v`. `what` names the
 // file in the error.
 Status DecodeExtent(std::string_view v, uint64_t ino, uint64_t offset,

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "store/write_buffer.h"
+
 namespace sluice {
 namespace fs {
 
@@ -194,6 +196,19 @@ void FsStore::PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
   const uint64_t sum = DataChecksum(ino, offset, data);
   b->Put(ExtentKey(ino, offset), {EncodeExtentHeader(data.size(), sum), data});
   b->Put(IndexKey(ino, offset), EncodeIndex(data.size(), sum));
+}
+
+void FsStore::PutExtentValue(uint64_t ino, uint64_t offset, uint64_t sum,
+                             std::string* value, WriteBatch* b) {
+  const uint64_t length = value->size() - kExtentHeader;
+  EncodeExtentHeaderTo(value->data(), length, sum);
+  b->rep().PutSwap(ExtentKey(ino, offset), value);
+  b->Put(IndexKey(ino, offset), EncodeIndex(length, sum));
+}
+
+bool FsStore::TakeExtentValue(uint64_t ino, uint64_t offset,
+                              std::string* value, WriteBatch* b) {
+  return b->rep().TakeValue(ExtentKey(ino, offset), value);
 }
 
 Status FsStore::RemoveRange(uint64_t ino, uint64_t from, uint64_t to,

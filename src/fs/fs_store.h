@@ -69,6 +69,14 @@ class FsStore {
   // Adds the extent [offset, offset + data.size()) to `b`.
   static void PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
                         WriteBatch* b);
+  // The same, for an extent built in place: *value is kExtentHeader bytes
+  // of room and then the data, whose DataChecksum is `sum`. The batch takes
+  // *value's memory, no copy, and leaves memory to reuse in its place
+  // (WriteBuffer::PutSwap); TakeExtentValue gives the value back.
+  static void PutExtentValue(uint64_t ino, uint64_t offset, uint64_t sum,
+                             std::string* value, WriteBatch* b);
+  static bool TakeExtentValue(uint64_t ino, uint64_t offset,
+                              std::string* value, WriteBatch* b);
   // Removes every extent of `ino` (in batches) and the inode record.
   Status DeleteFile(uint64_t ino);
   // The file checksum over the extent index (format.h).

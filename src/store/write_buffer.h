@@ -48,6 +48,27 @@ class WriteBuffer {
     for (std::string_view p : parts) v.append(p.data(), p.size());
     Set(key, std::move(v));
   }
+  // Puts *value itself (no copy) and leaves in *value, emptied, a string of
+  // the buffer's spare memory with at least its capacity (new memory when
+  // there is none): a caller that builds values in its own string hands
+  // them over, and reuses the memory of the ones before.
+  void PutSwap(std::string_view key, std::string* value) {
+    std::string spare = SpareString(value->capacity());
+    Set(key, std::move(*value));
+    *value = std::move(spare);
+  }
+  // Moves the value put under `key` back out (after a failed write, say);
+  // false if there is none.
+  bool TakeValue(std::string_view key, std::string* value) {
+    auto it = entries_.find(key);
+    if (it == entries_.end() || !it->second) return false;
+    bytes_ -= it->second->size();
+    *value = std::move(*it->second);
+    it->second.reset();
+    entries_.erase(it);
+    bytes_ -= key.size();
+    return true;
+  }
   void Delete(std::string_view key) { Set(key, std::nullopt); }
   // Appends to a buffered value; the caller checks Find first.
   void AppendTo(std::string_view key, std::string_view value) {
