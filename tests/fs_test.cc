@@ -6,6 +6,11 @@
 #include "sluice/kv.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <fstream>
@@ -383,6 +388,58 @@ TEST_P(FsTest, CorruptExtentIsNamedNeverReturned) {
   // report the corruption as well; it must not report anything else.
   Status c = fs_->Close();
   EXPECT_TRUE(c.ok() || c.IsCorruption()) << c.ToString();
+  fs_.reset();
+}
+
+// A data root that fills up under a file being written: the write that
+// meets it fails with NoSpace, and the data it could not store is not
+// dropped quietly: closing the file fails too. Files synced before read
+// back whole (durability is at barriers: File::Sync, FileSystem::Sync).
+TEST_P(FsTest, FullDataRootFailsTheWriteAndTheCloseKeepsSyncedFiles) {
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  const std::string root = dir_.Sub("small");
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  if (mount("tmpfs", root.c_str(), "tmpfs", 0, "size=24m") != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs here (" << strerror(errno)
+                 << "); needs root";
+  }
+  struct Unmount {
+    std::string p;
+    ~Unmount() { umount2(p.c_str(), MNT_DETACH); }
+  } unmount{root};
+  FsOptions o = Options();
+  o.extent_bytes = 1u << 20;
+  ASSERT_OK(FileSystem::Open(o, root, 0, &fs_));
+  const std::string kept = Pattern(7, 3u << 20);
+  {
+    std::unique_ptr<File> f;
+    ASSERT_OK(fs_->OpenFile("/kept", kWrite | kCreate, 0644, &f));
+    ASSERT_OK(f->Write(kept.data(), kept.size()));
+    ASSERT_OK(f->Sync());
+    ASSERT_OK(f->Close());
+  }
+  std::unique_ptr<File> f;
+  ASSERT_OK(fs_->OpenFile("/big", kWrite | kCreate, 0644, &f));
+  const std::string chunk = Pattern(9, 96u << 10);
+  Status s;
+  for (int i = 0; i < 1024 && s.ok(); ++i) s = f->Write(chunk.data(), chunk.size());
+  EXPECT_EQ(s.code(), Code::kNoSpace) << s.ToString();
+  Status c = f->Close();
+  EXPECT_FALSE(c.ok()) << "the unstored bytes must fail the close";
+  fs_->Close();  // reports the error again
+  fs_.reset();
+  ASSERT_EQ(mount("tmpfs", root.c_str(), "tmpfs", MS_REMOUNT, "size=96m"), 0);
+  ASSERT_OK(FileSystem::Open(o, root, FileSystem::kReader, &fs_));
+  std::unique_ptr<File> r;
+  ASSERT_OK(fs_->OpenFile("/kept", kRead, 0, &r));
+  std::string got(kept.size(), '\0');
+  size_t n = 0;
+  ASSERT_OK(r->PRead(&got[0], got.size(), 0, &n));
+  EXPECT_EQ(n, kept.size());
+  EXPECT_TRUE(got == kept);
+  ASSERT_OK(r->Close());
+  ASSERT_OK(fs_->Close());
   fs_.reset();
 }
 
