@@ -6,11 +6,6 @@
 #include "sluice/kv.h"
 
 #include <fcntl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include <algorithm>
 #include <fstream>
@@ -399,15 +394,8 @@ TEST_P(FsTest, FullDataRootFailsTheWriteAndTheCloseKeepsSyncedFiles) {
   ASSERT_OK(fs_->Close());
   fs_.reset();
   const std::string root = dir_.Sub("small");
-  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
-  if (mount("tmpfs", root.c_str(), "tmpfs", 0, "size=24m") != 0) {
-    GTEST_SKIP() << "cannot mount a small tmpfs here (" << strerror(errno)
-                 << "); needs root";
-  }
-  struct Unmount {
-    std::string p;
-    ~Unmount() { umount2(p.c_str(), MNT_DETACH); }
-  } unmount{root};
+  test::SmallTmpfs tmpfs(root, "24m");
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
   FsOptions o = Options();
   o.extent_bytes = 1u << 20;
   ASSERT_OK(FileSystem::Open(o, root, 0, &fs_));
@@ -429,7 +417,7 @@ TEST_P(FsTest, FullDataRootFailsTheWriteAndTheCloseKeepsSyncedFiles) {
   EXPECT_FALSE(c.ok()) << "the unstored bytes must fail the close";
   fs_->Close();  // reports the error again
   fs_.reset();
-  ASSERT_EQ(mount("tmpfs", root.c_str(), "tmpfs", MS_REMOUNT, "size=96m"), 0);
+  ASSERT_TRUE(tmpfs.Resize("96m"));
   ASSERT_OK(FileSystem::Open(o, root, FileSystem::kReader, &fs_));
   std::unique_ptr<File> r;
   ASSERT_OK(fs_->OpenFile("/kept", kRead, 0, &r));

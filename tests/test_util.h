@@ -12,7 +12,12 @@
 #include <string>
 #include <vector>
 
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "sluice/options.h"
 #include "sluice/status.h"
@@ -30,6 +35,34 @@
 
 namespace sluice {
 namespace test {
+
+// A small tmpfs mounted on a new directory for the scope, to fill a data
+// root: error() is empty when mounted, else why not (mounting needs root).
+class SmallTmpfs {
+ public:
+  SmallTmpfs(const std::string& dir, const std::string& size) : dir_(dir) {
+    if (mkdir(dir.c_str(), 0755) != 0 ||
+        mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) {
+      error_ = "cannot mount a small tmpfs here (" +
+               std::string(strerror(errno)) + "); needs root";
+    }
+  }
+  ~SmallTmpfs() {
+    if (error_.empty()) umount2(dir_.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  const std::string& error() const { return error_; }
+  // Gives it room: a new size.
+  bool Resize(const std::string& size) {
+    return mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT,
+                 ("size=" + size).c_str()) == 0;
+  }
+
+ private:
+  std::string dir_;
+  std::string error_;
+};
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.
 class TempDir {

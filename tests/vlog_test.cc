@@ -3,7 +3,6 @@
 // and after reopening; damage to the log is reported, never misread; a full
 // data root is a clear error that loses nothing barriered before it.
 #include <dirent.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -303,15 +302,8 @@ TEST_P(ValueLogTest, TruncatedLogIsReportedNotMisread) {
 // barriered before it reads back.
 TEST_P(ValueLogTest, FullDataRootIsNoSpaceAndLosesNothingBarriered) {
   const std::string root = dir_.Sub("small");
-  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
-  if (mount("tmpfs", root.c_str(), "tmpfs", 0, "size=24m") != 0) {
-    GTEST_SKIP() << "cannot mount a small tmpfs here (" << strerror(errno)
-                 << "); needs root";
-  }
-  struct Unmount {
-    std::string p;
-    ~Unmount() { umount2(p.c_str(), MNT_DETACH); }
-  } unmount{root};
+  test::SmallTmpfs tmpfs(root, "24m");
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
   const std::string path = root + "/s";
   std::unique_ptr<Store> store;
   ASSERT_OK(Store::Open(Options(), path, &store));
@@ -336,7 +328,7 @@ TEST_P(ValueLogTest, FullDataRootIsNoSpaceAndLosesNothingBarriered) {
     // root must first get room; the error says so.
     EXPECT_EQ(o.code(), Code::kNoSpace) << o.ToString();
     EXPECT_EQ(std::string(GetParam()), "backend=leveldb") << o.ToString();
-    ASSERT_EQ(mount("tmpfs", root.c_str(), "tmpfs", MS_REMOUNT, "size=64m"), 0);
+    ASSERT_TRUE(tmpfs.Resize("64m"));
     ASSERT_OK(Store::Open(ro, path, &store));
   }
   for (int i = 0; i < 8; ++i) {
@@ -351,7 +343,8 @@ INSTANTIATE_TEST_SUITE_P(
     Layouts, ValueLogTest,
     ::testing::Values("backend=rocksdb", "backend=leveldb",
                       "backend=rocksdb,vlog_direct_io=0",
-                      "backend=rocksdb,vlog_direct_reads=0"),
+                      "backend=rocksdb,vlog_direct_reads=0",
+                      "backend=rocksdb,vlog_write_buffers=5"),
     [](const auto& info) {
       std::string n = info.param;
       for (char& c : n) {

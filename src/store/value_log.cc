@@ -202,7 +202,9 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
     }
   }
   closedir(d);
-  for (Buffer& b : log->buffers_) {
+  log->buffers_.resize(static_cast<size_t>(std::max(options.write_buffers, 2)));
+  for (int i = 0; i < 2; ++i) {  // the others when first needed
+    Buffer& b = log->buffers_[i];
     b.data = TakeBuffer(log->buf_bytes_);
     if (b.data == nullptr) {
       return Status::NoSpace("cannot allocate the value log's write buffers (" +
@@ -326,7 +328,16 @@ void ValueLog::PreallocateLocked(uint64_t end) {
 }
 
 Status ValueLog::SubmitFillLocked(std::unique_lock<std::mutex>* lock) {
-  const int other = fill_ ^ 1;
+  int other = (fill_ + 1) % static_cast<int>(buffers_.size());
+  if (buffers_[other].data == nullptr) {
+    // The first write to run this far ahead: one more buffer. Without
+    // memory for it, the ring stops at the buffers it has.
+    buffers_[other].data = TakeBuffer(buf_bytes_);
+    if (buffers_[other].data == nullptr) {
+      buffers_.resize(static_cast<size_t>(other));
+      other = 0;
+    }
+  }
   cv_.wait(*lock, [&] { return !buffers_[other].busy || !error_.ok(); });
   if (!error_.ok()) return error_;
   PreallocateLocked(fill_off_ + buf_bytes_);
@@ -767,7 +778,11 @@ void ValueLog::QueueAheadLocked(const ReadFile& rf, uint32_t file,
                                 uint64_t offset, size_t length) {
   if (pf_stop_ || length == 0) return;
   const uint64_t first_seq = pf_seq_;  // slots queued before this call
-  for (int k = 0; k < kSlots; ++k, offset += length) {
+  // At least kAheadBytes ahead (4 values of 4 MiB, 16 of 1 MiB), 4 values
+  // at least, kSlots at most.
+  const int ahead = static_cast<int>(std::clamp<uint64_t>(
+      kAheadBytes / length, 4, static_cast<uint64_t>(kSlots)));
+  for (int k = 0; k < ahead; ++k, offset += length) {
     const uint64_t begin = AlignDown(offset);
     const size_t alen = static_cast<size_t>(AlignUp(offset + length) - begin);
     bool queued = false;

@@ -3,8 +3,9 @@
 // only their locations (ValuePointer), so a flush of the tree copies a few
 // bytes per value instead of the value.
 //
-// Writes go through aligned, reused, pre-faulted buffers (two of them: one
-// fills while the other is written by a background thread) and reach the
+// Writes go through aligned, reused, pre-faulted buffers (a ring of at least
+// two: one fills while the others are written in order by a background
+// thread) and reach the
 // file with O_DIRECT where the file system allows it (tmpfs does not: the
 // log then writes through the page cache and fdatasyncs at Sync). Sync
 // writes the partial tail, waits for every write and fdatasyncs, so a
@@ -67,9 +68,13 @@ class ValueLog {
     bool direct_io = true;
     // With direct_io: read with O_DIRECT too (else through the page cache).
     bool direct_reads = true;
-    // Bytes of each of the two write buffers (rounded up to 4 KiB); also
-    // the read-ahead window for reads of finished files.
+    // Bytes of each write buffer (rounded up to 4 KiB); also the read-ahead
+    // window for reads of finished files.
     size_t buffer_bytes = 16u << 20;
+    // Write buffers, at least 2: one fills while the others are queued for
+    // or in the background writer. Beyond the first two they are allocated
+    // when first needed.
+    int write_buffers = 2;
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
   };
@@ -190,7 +195,8 @@ class ValueLog {
   };
   // Reads ahead: up to kSlots values, kPrefetchThreads at a time (the
   // device is faster with more than one read in flight).
-  static constexpr int kSlots = 4;
+  static constexpr int kSlots = 16;
+  static constexpr uint64_t kAheadBytes = 16u << 20;
   static constexpr int kPrefetchThreads = 2;
   void QueueAheadLocked(const ReadFile& rf, uint32_t file, uint64_t offset,
                         size_t length);
@@ -218,7 +224,8 @@ class ValueLog {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  Buffer buffers_[2];            // GUARDED_BY(mu_)
+  std::vector<Buffer> buffers_;  // GUARDED_BY(mu_): a ring
+
   int fill_ = 0;                 // GUARDED_BY(mu_): buffer being filled
   size_t fill_used_ = 0;         // GUARDED_BY(mu_)
   uint64_t fill_off_ = 0;        // GUARDED_BY(mu_): file offset of fill start

@@ -199,6 +199,7 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   lo.read_only = options.read_only;
   lo.direct_io = options.vlog_direct_io;
   lo.direct_reads = options.vlog_direct_reads;
+  lo.write_buffers = options.vlog_write_buffers;
   // The write buffer's memory is the log's: two halves, one filling while
   // the other is written.
   lo.buffer_bytes = options.write_buffer_size / 2;

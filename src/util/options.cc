@@ -174,6 +174,8 @@ const std::vector<Field>& Fields() {
       SLUICE_BOOL(vlog_direct_io, "vlog: O_DIRECT for the value log"),
       SLUICE_BOOL(vlog_direct_reads,
                   "vlog: O_DIRECT also for reads (false: the page cache)"),
+      SLUICE_INT(vlog_write_buffers, 2, 64,
+                 "vlog: write buffers (write_buffer_size / 2 each)"),
       SLUICE_BOOL(create_if_missing, "create the store if it does not exist"),
       SLUICE_BOOL(read_only, "open for reading only (shared lock)"),
       SLUICE_BOOL(wal, "write-ahead log"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue-7 figures, one run: unmodified tools on a 1 GiB stored file, and
+# The unmodified-tools figures, one run: unmodified tools on a 1 GiB stored file, and
 # SLUICE-POSIX against SLUICE-STREAM at 4 ranks (both orders).
 set -u
 cd /work/main
