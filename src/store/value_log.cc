@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -683,10 +682,11 @@ Status ValueLog::CheckValueHash(const ValuePointer& p, uint64_t hash) const {
 }
 
 namespace {
-// Read buffers come in whole MiB, so that buffers of values of about one
-// size are interchangeable (and the pool keeps them).
+// Read buffers come in whole 64 KiB, so that buffers of values of about
+// one size are interchangeable (and the pool keeps them), and a 1 MiB
+// extent (1 MiB and its header, aligned) does not take 2 MiB.
 size_t ReadBufferBytes(size_t n) {
-  constexpr size_t kUnit = 1u << 20;
+  constexpr size_t kUnit = 64u << 10;
   return (n + kUnit - 1) / kUnit * kUnit;
 }
 }  // namespace
@@ -778,11 +778,7 @@ void ValueLog::QueueAheadLocked(const ReadFile& rf, uint32_t file,
                                 uint64_t offset, size_t length) {
   if (pf_stop_ || length == 0) return;
   const uint64_t first_seq = pf_seq_;  // slots queued before this call
-  // At least kAheadBytes ahead (4 values of 4 MiB, 16 of 1 MiB), 4 values
-  // at least, kSlots at most.
-  const int ahead = static_cast<int>(std::clamp<uint64_t>(
-      kAheadBytes / length, 4, static_cast<uint64_t>(kSlots)));
-  for (int k = 0; k < ahead; ++k, offset += length) {
+  for (int k = 0; k < kSlots; ++k, offset += length) {
     const uint64_t begin = AlignDown(offset);
     const size_t alen = static_cast<size_t>(AlignUp(offset + length) - begin);
     bool queued = false;

@@ -195,8 +195,7 @@ class ValueLog {
   };
   // Reads ahead: up to kSlots values, kPrefetchThreads at a time (the
   // device is faster with more than one read in flight).
-  static constexpr int kSlots = 16;
-  static constexpr uint64_t kAheadBytes = 16u << 20;
+  static constexpr int kSlots = 4;
   static constexpr int kPrefetchThreads = 2;
   void QueueAheadLocked(const ReadFile& rf, uint32_t file, uint64_t offset,
                         size_t length);
