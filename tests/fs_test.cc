@@ -386,6 +386,22 @@ TEST_P(FsTest, CorruptExtentIsNamedNeverReturned) {
   fs_.reset();
 }
 
+TEST_P(FsTest, StorePathIsWhereAWriterStores) {
+  // Writer 0 (SetUp) and writer 3 each have their store at StorePath.
+  Reopen(3);
+  auto f = Open("/w3", kWrite | kCreate);
+  Write(f.get(), "three", 0);
+  ASSERT_OK(f->Close());
+  struct stat st;
+  for (int w : {0, 3}) {
+    const std::string p = FileSystem::StorePath(dir_.path(), w);
+    EXPECT_EQ(p, dir_.path() + (w == 0 ? "/writer.00000000" : "/writer.00000003"));
+    EXPECT_EQ(stat(p.c_str(), &st), 0) << p;
+    EXPECT_TRUE(S_ISDIR(st.st_mode)) << p;
+  }
+  EXPECT_NE(stat(FileSystem::StorePath(dir_.path(), 1).c_str(), &st), 0);
+}
+
 // A data root that fills up under a file being written: the write that
 // meets it fails with NoSpace, and the data it could not store is not
 // dropped quietly: closing the file fails too. Files synced before read

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "ior/api.h"
+#include "sluice/fs.h"
 
 namespace sluice {
 namespace bench {
@@ -79,9 +80,7 @@ class PosixApi : public Api {
     // (released by the interposer once its last stored file closed).
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char name[32];
-    snprintf(name, sizeof name, "/writer.%08d", rank);
-    RemovePath(root_ + name);
+    RemovePath(sluice::FileSystem::StorePath(root_, rank));
   }
 
  private:

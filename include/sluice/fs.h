@@ -127,6 +127,11 @@ class SLUICE_EXPORT FileSystem {
   static Status Open(const FsOptions& options, const std::string& root,
                      int writer, std::unique_ptr<FileSystem>* fs);
 
+  // The directory of writer `writer`'s store under `root`
+  // (root/writer.<8 digits>): removing it, while no process has it open,
+  // drops everything that writer stored.
+  static std::string StorePath(const std::string& root, int writer);
+
   virtual ~FileSystem();
   // `path` is absolute within the file system ("/a/b"); ".." may not
   // climb above the root.

@@ -780,4 +780,8 @@ Status FileSystem::Open(const FsOptions& options, const std::string& root,
   return fs::OpenReaderFs(options, root, out);
 }
 
+std::string FileSystem::StorePath(const std::string& root, int writer) {
+  return fs::WriterStorePath(root, writer);
+}
+
 }  // namespace sluice
