@@ -1,5 +1,7 @@
 #include "sluice/options.h"
 
+#include "sluice/fs.h"
+
 #include "test_util.h"
 
 namespace sluice {
@@ -80,6 +82,21 @@ TEST(StoreOptions, ValidateRejectsContradictions) {
   EXPECT_OK(o.Validate());
   o.direct_io_reads = o.mmap_reads = true;
   EXPECT_EQ(o.Validate().code(), Code::kInvalidArgument);
+}
+
+TEST(FsOptions, SetAllTakesExtentBytesAndStoreOptions) {
+  FsOptions o;
+  ASSERT_OK(o.SetAll("extent_bytes=1m;write_buffer_size=64m,backend=leveldb"));
+  EXPECT_EQ(o.extent_bytes, size_t{1} << 20);
+  EXPECT_EQ(o.store.write_buffer_size, size_t{64} << 20);
+  EXPECT_EQ(o.store.backend, BackendKind::kLevelDB);
+  for (const char* bad : {"extent_bytes=1k", "extent_bytes=512m",
+                          "extent_bytes=lots", "extent_byte=1m", "extent_bytes"}) {
+    FsOptions b;
+    Status s = b.SetAll(bad);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << bad << ": " << s.ToString();
+    EXPECT_EQ(b.extent_bytes, size_t{4} << 20) << bad;
+  }
 }
 
 TEST(Status, OkIsCheapAndErrorsCarryCodeAndMessage) {

@@ -118,5 +118,21 @@ extra=$(ls -A "$W/root" | grep -v '^writer\.[0-9]*$')
 [ -z "$extra" ] && [ -n "$(ls -A "$W/root")" ] && echo "ok   the data root holds only writer stores" ||
   fail "the data root holds: $(ls -A "$W/root")"
 
+# A bad setting: said on stderr, and every call under the mount fails
+# (EINVAL) rather than pass through to the plain directory; outside, the
+# program runs as usual.
+for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=relative; do
+  out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" "$bad" \
+        bash -c "echo x > '$W/mnt/bad.txt'; echo \"rc \$?\"; echo y > '$W/bad-outside.txt' && echo outside-ok" 2>&1)
+  if grep -q "^sluice: .*${bad%%=*}" <<< "$out" && grep -q "^rc 1$" <<< "$out" &&
+     grep -q "Invalid argument" <<< "$out" && grep -q "^outside-ok$" <<< "$out" &&
+     [ -z "$(ls -A "$W/mnt")" ]; then
+    echo "ok   $bad: said, and refused under the mount"
+  else
+    fail "$bad"; echo "$out" | head; ls -A "$W/mnt"
+  fi
+  rm -f "$W/bad-outside.txt"
+done
+
 if [ $fails = 0 ]; then echo "preload_outside: all passed"; exit 0; fi
 echo "preload_outside: $fails failure(s)"; exit 1

@@ -80,7 +80,8 @@ const Help kHelp[] = {
               "for programs the LD_PRELOAD interposer cannot reach (static\n"
               "binaries, setuid programs, Go). Read-write as writer W\n"
               "(default 0), which sees its own store; -r: read-only, merged\n"
-              "over every writer. -O sets store options (as SLUICE_OPTIONS).\n"
+              "over every writer. -O sets store options and extent_bytes\n"
+              "(as SLUICE_OPTIONS).\n"
               "Detaches once mounted (-f: stays in the foreground, errors on\n"
               "stderr). `fusermount3 -u DIR` ends it; the daemon then closes\n"
               "the store, so what was written is stored when it exits.\n"
@@ -693,7 +694,7 @@ int MountCmd(int argc, char** argv) {
   if (writer < 0) Usage("mount", "-w must be >= 0");
   FsOptions options;
   if (a.flags.count("-O")) {
-    Status s = options.store.SetAll(a.flags["-O"]);
+    Status s = options.SetAll(a.flags["-O"]);
     if (!s.ok()) Usage("mount", "-O: " + s.message());
   }
   char root[PATH_MAX], dir[PATH_MAX];

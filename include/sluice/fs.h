@@ -50,8 +50,14 @@ struct SLUICE_EXPORT FsOptions {
   // Largest extent, and the write-combining buffer of each open file:
   // sequential writes collect here and reach the store as one value. Bounds
   // the memory of buffered writes to this much per file being written.
-  // Default: 4 MiB.
+  // Default: 4 MiB (4 KiB..256 MiB).
   size_t extent_bytes = 4u << 20;
+
+  // Sets "extent_bytes" or, by any other name, a store option
+  // (StoreOptions::Set). Unknown names and bad values are InvalidArgument.
+  Status Set(std::string_view name, std::string_view value);
+  // Sets options from "name=value" pairs separated by ',' or ';'.
+  Status SetAll(std::string_view list);
 };
 
 struct FileInfo {

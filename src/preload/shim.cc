@@ -121,7 +121,19 @@ void Say(const std::string& msg) {
   (void)!real_write(fd, line.data(), line.size());
 }
 
+bool ParseConfigInner();
+
+// False when SLUICE_MOUNT is unset: everything passes through. A bad
+// setting is said once on stderr; once the mount prefix is known, every call
+// under it then fails with that error (EINVAL), rather than pass through and
+// leave the program's files in the plain directory under the mount point.
 bool ParseConfig() {
+  if (!ParseConfigInner()) return false;
+  if (!S->cfg.error.empty() && !S->cfg.prefix.empty()) S->cfg.active = true;
+  return true;
+}
+
+bool ParseConfigInner() {
   const char* mount = getenv("SLUICE_MOUNT");
   if (!mount || !*mount) return false;
   std::string prefix = mount;
@@ -163,14 +175,14 @@ bool ParseConfig() {
   // of 64-128 MiB, 1.6-3.2 s, plain 2.3-3.1 s).
   S->cfg.options.store.vlog_write_buffers = 8;
   if (const char* o = getenv("SLUICE_OPTIONS")) {
-    Status s = S->cfg.options.store.SetAll(o);
+    Status s = S->cfg.options.SetAll(o);
     if (!s.ok()) {
       S->cfg.error = "SLUICE_OPTIONS: " + s.message();
       return true;
     }
   }
   if (const char* e = getenv("SLUICE_EXTENT_BYTES")) {
-    Status s = ParseSize(e, &S->cfg.options.extent_bytes);
+    Status s = S->cfg.options.Set("extent_bytes", e);
     if (!s.ok()) {
       S->cfg.error = "SLUICE_EXTENT_BYTES: " + s.message();
       return true;

@@ -1,5 +1,7 @@
 #include "sluice/options.h"
 
+#include "sluice/fs.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -209,7 +211,10 @@ Status StoreOptions::Set(std::string_view name, std::string_view value) {
                                  "'");
 }
 
-Status StoreOptions::SetAll(std::string_view list) {
+namespace {
+// Calls set(name, value) for each "name=value" of a ',' or ';' list.
+template <typename SetFn>
+Status SetEach(std::string_view list, SetFn set) {
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t end = list.find_first_of(",;", pos);
@@ -222,10 +227,36 @@ Status StoreOptions::SetAll(std::string_view list) {
       return Status::InvalidArgument("option '" + std::string(item) +
                                      "' has no '=value'");
     }
-    Status s = Set(item.substr(0, eq), item.substr(eq + 1));
+    Status s = set(item.substr(0, eq), item.substr(eq + 1));
     if (!s.ok()) return s;
   }
   return Status::OK();
+}
+}  // namespace
+
+Status StoreOptions::SetAll(std::string_view list) {
+  return SetEach(list, [this](std::string_view n, std::string_view v) {
+    return Set(n, v);
+  });
+}
+
+Status FsOptions::Set(std::string_view name, std::string_view value) {
+  if (name != "extent_bytes") return store.Set(name, value);
+  size_t n = 0;
+  Status s = ParseSize(value, &n);
+  if (!s.ok()) return Status::InvalidArgument("option extent_bytes: " + s.message());
+  if (n < 4096 || n > (256u << 20)) {
+    return Status::InvalidArgument("option extent_bytes: " + std::string(value) +
+                                   " is outside [4k, 256m]");
+  }
+  extent_bytes = n;
+  return Status::OK();
+}
+
+Status FsOptions::SetAll(std::string_view list) {
+  return SetEach(list, [this](std::string_view n, std::string_view v) {
+    return Set(n, v);
+  });
 }
 
 Status StoreOptions::Validate() const {
