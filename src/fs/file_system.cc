@@ -325,26 +325,19 @@ class WriterFs : public FileSystem {
     Status s = ResolveLocked(raw, &r);
     if (!s.ok()) return s;
     if (!r.exists) return Status::NotFound(r.path + ": no such file or directory");
-    auto apply = [&](Inode* i) {
-      if (a.set_mode) i->mode = a.mode & 07777;
-      if (a.set_atime) i->atime_ns = a.atime_ns;
-      if (a.set_mtime) i->mtime_ns = a.mtime_ns;
-      i->ctime_ns = NowNanos();
-    };
-    WriteBatch b;
+    // An open file's handles keep writing the record from st->inode.
     std::shared_ptr<OpenInode> st = FindLocked(r.inode.ino);
-    if (!st) {
-      apply(&r.inode);
-      FsStore::PutInode(&b, r.inode);
-      return store_->Write(b);
-    }
-    // Open: its handles keep writing the record from st->inode.
-    std::lock_guard<std::mutex> ilock(st->mu);
-    Inode inode = st->inode;
-    apply(&inode);
+    std::unique_lock<std::mutex> ilock;
+    if (st) ilock = std::unique_lock<std::mutex>(st->mu);
+    Inode inode = st ? st->inode : r.inode;
+    if (a.set_mode) inode.mode = a.mode & 07777;
+    if (a.set_atime) inode.atime_ns = a.atime_ns;
+    if (a.set_mtime) inode.mtime_ns = a.mtime_ns;
+    inode.ctime_ns = NowNanos();
+    WriteBatch b;
     FsStore::PutInode(&b, inode);
     s = store_->Write(b);
-    if (s.ok()) st->inode = inode;
+    if (s.ok() && st) st->inode = inode;
     return s;
   }
 

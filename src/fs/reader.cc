@@ -22,18 +22,24 @@ std::string WriterStorePath(const std::string& root, int writer) {
 
 namespace {
 
-// Positions the cursor on the extent holding `offset`, or the first after
-// it. Returns false when there is none.
-bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
-                const std::string& prefix) {
+// A new iterator for the cursor when the file changed since it took its
+// own. The generation is read before the iterator: a write in between
+// renews it again at the next read, never leaves it stale.
+void RenewIfStale(FsStore* store, uint64_t ino, const std::string& prefix,
+                  Cursor* c) {
   const uint64_t generation = store->generation(ino);
   if (!c->it || c->generation != generation) {
-    // The generation before the iterator: a write in between renews it
-    // again at the next read, never leaves it stale.
     c->generation = generation;
     c->it = PrefixIterator(store->store(), prefix);
     c->on_extent = false;
   }
+}
+
+// Positions the cursor on the extent holding `offset`, or the first after
+// it. Returns false when there is none.
+bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
+                const std::string& prefix) {
+  RenewIfStale(store, ino, prefix, c);
   if (c->on_extent && c->ext_off <= offset &&
       offset < c->ext_off + c->data.size()) {
     return true;  // still on it
@@ -118,14 +124,7 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
 Status EnterExtent(FsStore* store, uint64_t ino, uint64_t start,
                    const std::string& what, Cursor* c) {
   const std::string prefix = ExtentPrefix(ino);
-  const uint64_t generation = store->generation(ino);
-  if (!c->it || c->generation != generation) {
-    // The generation before the iterator: a write in between renews it
-    // again at the next read, never leaves it stale.
-    c->generation = generation;
-    c->it = PrefixIterator(store->store(), prefix);
-    c->on_extent = false;
-  }
+  RenewIfStale(store, ino, prefix, c);
   if (c->on_extent && c->ext_off == start) return Status::OK();
   auto at_start = [&] {
     return c->it->Valid() && HasPrefix(c->it->key(), prefix) &&

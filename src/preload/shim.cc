@@ -622,8 +622,7 @@ void FillStat(const FileInfo& fi, struct stat* st) {
   st->st_uid = geteuid();
   st->st_gid = getegid();
   // The preferred I/O size: the extent (cp and cat size their buffers by it).
-  st->st_blksize = static_cast<blksize_t>(
-      std::min<size_t>(S->cfg.options.extent_bytes, size_t{1} << 30));
+  st->st_blksize = static_cast<blksize_t>(S->cfg.options.extent_bytes);
 }
 
 // ---- descriptors -----------------------------------------------------------

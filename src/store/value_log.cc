@@ -478,15 +478,18 @@ Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
   return Status::OK();
 }
 
+Status ValueLog::ShortRead(uint32_t file, uint64_t at, uint64_t offset,
+                           size_t n) const {
+  return Status::Corruption(
+      "value log " + FileName(file) + " ends at byte " + std::to_string(at) +
+      ", inside a value at offset " + std::to_string(offset) + " (length " +
+      std::to_string(n) + "): the write was not synced before the store "
+      "was left");
+}
+
 Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
                        size_t n, char* out) {
-  auto short_read = [&](uint64_t at) {
-    return Status::Corruption(
-        "value log " + FileName(file) + " ends at byte " + std::to_string(at) +
-        ", inside a value at offset " + std::to_string(offset) + " (length " +
-        std::to_string(n) + "): the write was not synced before the store "
-        "was left");
-  };
+  auto short_read = [&](uint64_t at) { return ShortRead(file, at, offset, n); };
   // Through the read-ahead windows: any file of a read-only log, and a
   // writer's files before the one it writes (finished, so they no longer
   // change under a window).
@@ -759,11 +762,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       return posix::Error("cannot read value log", FileName(p.file), err);
     }
     if (got < p.offset - begin + p.length) {
-      return Status::Corruption(
-          "value log " + FileName(p.file) + " ends at byte " +
-          std::to_string(begin + got) + ", inside a value at offset " +
-          std::to_string(p.offset) + " (length " + std::to_string(p.length) +
-          "): the write was not synced before the store was left");
+      return ShortRead(p.file, begin + got, p.offset, p.length);
     }
   }
   const char* data = b->data + (p.offset - begin);

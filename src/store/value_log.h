@@ -5,9 +5,9 @@
 //
 // Writes go through aligned, reused, pre-faulted buffers (a ring of at least
 // two: one fills while the others are written in order by a background
-// thread) and reach the
-// file with O_DIRECT where the file system allows it (tmpfs does not: the
-// log then writes through the page cache and fdatasyncs at Sync). Sync
+// thread) and reach the file with O_DIRECT where the file system allows it
+// (tmpfs does not: the log then writes through the page cache and
+// fdatasyncs at Sync). Sync
 // writes the partial tail, waits for every write and fdatasyncs, so a
 // barrier waits only for what is left.
 //
@@ -144,6 +144,8 @@ class ValueLog {
   void WriterLoop();
   Status WriteJob(const Job& job);
   Status GetReadFile(uint32_t file, ReadFile* rf);
+  // Corruption: the file ends at `at`, inside the value [offset, offset + n).
+  Status ShortRead(uint32_t file, uint64_t at, uint64_t offset, size_t n) const;
   Status PRead(const ReadFile& rf, uint32_t file, uint64_t offset, size_t n,
                char* out);
 
@@ -224,7 +226,6 @@ class ValueLog {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Buffer> buffers_;  // GUARDED_BY(mu_): a ring
-
   int fill_ = 0;                 // GUARDED_BY(mu_): buffer being filled
   size_t fill_used_ = 0;         // GUARDED_BY(mu_)
   uint64_t fill_off_ = 0;        // GUARDED_BY(mu_): file offset of fill start

@@ -200,8 +200,8 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   lo.direct_io = options.vlog_direct_io;
   lo.direct_reads = options.vlog_direct_reads;
   lo.write_buffers = options.vlog_write_buffers;
-  // The write buffer's memory is the log's: two halves, one filling while
-  // the other is written.
+  // The write buffer's memory is the log's: buffers of half of it, one
+  // filling while the others are written (vlog_write_buffers of them).
   lo.buffer_bytes = options.write_buffer_size / 2;
   lo.file_bytes = options.vlog_file_bytes;
   std::unique_ptr<ValueLog> log;
