@@ -11,7 +11,9 @@ Usage: bench/preload_tools.sh [options]
 
 Times cat, md5sum and cp (+ sync of the copy) on one random file, on a plain
 directory and stored in Sluice through the LD_PRELOAD interposer
-(libsluice_preload.so), and prints medians and stored/plain ratios.
+(libsluice_preload.so), and prints medians and stored/plain ratios. cp is
+timed three ways: within the store, and, as LDPLFS's Table II times it, out
+of the store into the plain directory and into the store from it.
 
 Options:
   --size N     file size: bytes, or with a suffix k, m, g, t (powers of
@@ -28,9 +30,13 @@ Per tool and repetition, the plain and stored runs alternate (plain first in
 odd repetitions, stored first in even ones); the page cache is dropped
 (sync; echo 3 > /proc/sys/vm/drop_caches) before every timed command, if
 /proc/sys/vm/drop_caches is writable. Plain runs are not under LD_PRELOAD.
+  stat    stat F > /dev/null   (a process's fixed cost: loading the
+                               interposer's libraries and opening the store)
   cat     cat F > /dev/null
   md5sum  md5sum F             (both sides must print the input's digest)
   cp      cp F G && sync G     (G beside F; removed after each run, untimed)
+  cp-out  the same, stored F to G in the plain directory (plain side: as cp)
+  cp-in   the same, plain F to G in the store            (plain side: as cp)
 EOF
 }
 
@@ -174,7 +180,7 @@ fi
 echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(du -sb "$root" | cut -f1) bytes on disk)"
 
 # --- 3. timed runs -----------------------------------------------------------
-tools=(cat md5sum cp)
+tools=(stat cat md5sum cp cp-out cp-in)
 declare -A times     # times[tool,side] = "t1 t2 ..." (microseconds)
 warned_err=0
 
@@ -182,9 +188,16 @@ warned_err=0
 run_one() {
   local tool=$1 s=$2 rep=$3 F G err out rc=0
   if [ "$s" = stored ]; then F=$F_stored G=$G_stored; else F=$F_plain G=$G_plain; fi
+  # cp across the mount's edge: one side of the copy is a plain file.
+  if [ "$s" = stored ] && [ "$tool" = cp-out ]; then G=$G_plain; fi
+  if [ "$s" = stored ] && [ "$tool" = cp-in ]; then F=$F_plain; fi
   err=$logs/$tool.$s.$rep.err out=$logs/$tool.$s.$rep.out
   drop_caches
   case $tool in
+    stat)
+      stamp; t0=$_ts
+      side "$s" stat "$F" > /dev/null 2> "$err" || rc=$?
+      stamp ;;
     cat)
       stamp; t0=$_ts
       side "$s" cat "$F" > /dev/null 2> "$err" || rc=$?
@@ -193,7 +206,7 @@ run_one() {
       stamp; t0=$_ts
       side "$s" md5sum "$F" > "$out" 2> "$err" || rc=$?
       stamp ;;
-    cp)
+    cp|cp-out|cp-in)
       stamp; t0=$_ts
       { side "$s" cp "$F" "$G" && side "$s" sync "$G"; } 2> "$err" || rc=$?
       stamp ;;
@@ -212,7 +225,7 @@ run_one() {
     md5sum)
       local got; got=$(cut -d' ' -f1 < "$out")
       [ "$got" = "$digest" ] || die "md5sum on the $s side printed $got, the input's digest is $digest" ;;
-    cp)
+    cp|cp-out|cp-in)
       local gs; gs=$(side "$s" stat -c %s "$G")
       [ "$gs" = "$size" ] || die "cp on the $s side made a $gs-byte copy, wanted $size"
       side "$s" rm -f "$G" 2>> "$err" || die "rm of the copy on the $s side failed"
