@@ -44,13 +44,33 @@ class Backend {
   virtual bool WantsWriteBuffer() const = 0;
 };
 
-// `dir` is the backend's own directory inside the store.
-Status OpenRocksDBBackend(const StoreOptions& options, const std::string& dir,
-                          std::unique_ptr<Backend>* out);
-// NotSupported, naming the option, for options LevelDB cannot honour.
-Status CheckLevelDBOptions(const StoreOptions& options);
-Status OpenLevelDBBackend(const StoreOptions& options, const std::string& dir,
-                          std::unique_ptr<Backend>* out);
+// A backend lives in a module of its own, libsluice_rocksdb.so or
+// libsluice_leveldb.so, which libsluice loads (dlopen) when a store first
+// needs it: a process that opens no store, or only LevelDB stores, never
+// maps RocksDB (under the LD_PRELOAD interposer, that is every process that
+// does not touch the mount: RocksDB is most of the bytes the interposer
+// would otherwise map into each of them, and runs its static initialisers
+// there). A module exports one C function, kBackendModuleSymbol, which
+// returns its BackendModule.
+struct BackendModule {
+  // The Sluice version the module was built with: it shares C++ types
+  // (StoreOptions, Status, Backend) with libsluice, so only the same
+  // version's module is taken.
+  const char* version;
+  // NotSupported, naming the option, for options the backend cannot
+  // honour; null when it honours them all.
+  Status (*check_options)(const StoreOptions& options);
+  // `dir` is the backend's own directory inside the store.
+  Status (*open)(const StoreOptions& options, const std::string& dir,
+                 std::unique_ptr<Backend>* out);
+};
+constexpr const char* kBackendModuleSymbol = "sluice_backend_module_v1";
+
+// The module of backend `name` ("rocksdb", "leveldb"): loaded once, from
+// the directory libsluice itself was loaded from, else from the dynamic
+// linker's search path. NotSupported, naming the file and the linker's
+// error, when it cannot be loaded or is of another version.
+Status LoadBackendModule(const std::string& name, const BackendModule** out);
 
 // Layout vlog over `tree`: `dir` holds the value log.
 Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,

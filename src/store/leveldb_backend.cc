@@ -32,6 +32,8 @@ leveldb::Slice ToSlice(std::string_view v) {
   return leveldb::Slice(v.data(), v.size());
 }
 
+Status CheckLevelDBOptions(const StoreOptions& options);
+
 Status Unsupported(const char* option) {
   return Status::NotSupported(std::string("option ") + option +
                               " is not supported by the leveldb backend");
@@ -187,8 +189,6 @@ class LevelDBBackend : public Backend {
   std::unique_ptr<leveldb::DB> db_;
 };
 
-}  // namespace
-
 Status CheckLevelDBOptions(const StoreOptions& options) {
   if (options.mmap_writes) return Unsupported("mmap_writes");
   if (options.direct_io_flush) return Unsupported("direct_io_flush");
@@ -206,4 +206,14 @@ Status OpenLevelDBBackend(const StoreOptions& options, const std::string& dir,
   return s;
 }
 
+const BackendModule kModule = {SLUICE_BUILD_VERSION, CheckLevelDBOptions,
+                               OpenLevelDBBackend};
+
+}  // namespace
 }  // namespace sluice
+
+// The module's one export (backend.h: kBackendModuleSymbol).
+extern "C" __attribute__((visibility("default")))
+const sluice::BackendModule* sluice_backend_module_v1() {
+  return &sluice::kModule;
+}

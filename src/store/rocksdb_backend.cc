@@ -283,8 +283,6 @@ class RocksDBBackend : public Backend {
   Status flush_error_;
 };
 
-}  // namespace
-
 Status OpenRocksDBBackend(const StoreOptions& options, const std::string& dir,
                           std::unique_ptr<Backend>* out) {
   auto backend = std::make_unique<RocksDBBackend>(options, dir);
@@ -293,4 +291,14 @@ Status OpenRocksDBBackend(const StoreOptions& options, const std::string& dir,
   return s;
 }
 
+const BackendModule kModule = {SLUICE_BUILD_VERSION, nullptr,
+                               OpenRocksDBBackend};
+
+}  // namespace
 }  // namespace sluice
+
+// The module's one export (backend.h: kBackendModuleSymbol).
+extern "C" __attribute__((visibility("default")))
+const sluice::BackendModule* sluice_backend_module_v1() {
+  return &sluice::kModule;
+}

@@ -464,34 +464,40 @@ class StoreImpl final : public Store {
   AsyncQueue async_;  // last: its thread calls into the members above
 };
 
-Status OpenBackend(BackendKind kind, const StoreOptions& options,
-                   const std::string& dir, std::unique_ptr<Backend>* out) {
-  switch (kind) {
-    case BackendKind::kRocksDB:
+// The module of a backend built with this Sluice.
+Status BackendModuleOf(BackendKind kind, const std::string& where,
+                       const BackendModule** out) {
+  bool built = false;
 #ifdef SLUICE_HAVE_ROCKSDB
-      return OpenRocksDBBackend(options, dir, out);
-#else
-      break;
+  built = built || kind == BackendKind::kRocksDB;
 #endif
-    case BackendKind::kLevelDB:
 #ifdef SLUICE_HAVE_LEVELDB
-      return OpenLevelDBBackend(options, dir, out);
-#else
-      break;
+  built = built || kind == BackendKind::kLevelDB;
 #endif
-    case BackendKind::kDefault:
-      break;
+  if (!built) {
+    return Status::NotSupported(std::string("backend ") + BackendName(kind) +
+                                " is not built into this Sluice (store " +
+                                where + ")");
   }
-  return Status::NotSupported(std::string("backend ") + BackendName(kind) +
-                              " is not built into this Sluice (store " + dir +
-                              ")");
+  Status s = LoadBackendModule(BackendName(kind), out);
+  if (!s.ok()) return Status(s.code(), "store " + where + ": " + s.message());
+  return s;
 }
 
-Status CheckBackendOptions(BackendKind kind, const StoreOptions& options) {
-#ifdef SLUICE_HAVE_LEVELDB
-  if (kind == BackendKind::kLevelDB) return CheckLevelDBOptions(options);
-#endif
-  return Status::OK();
+Status OpenBackend(BackendKind kind, const StoreOptions& options,
+                   const std::string& dir, std::unique_ptr<Backend>* out) {
+  const BackendModule* m = nullptr;
+  Status s = BackendModuleOf(kind, dir, &m);
+  if (!s.ok()) return s;
+  return m->open(options, dir, out);
+}
+
+Status CheckBackendOptions(BackendKind kind, const StoreOptions& options,
+                           const std::string& path) {
+  const BackendModule* m = nullptr;
+  Status s = BackendModuleOf(kind, path, &m);
+  if (!s.ok() || m->check_options == nullptr) return s;
+  return m->check_options(options);
 }
 
 // Decides whether `path` is an existing store, a place for a new one, or an
@@ -556,7 +562,7 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   Status s = options.Validate();
   // Refuse options the backend cannot honour before touching the disk.
   if (s.ok() && options.backend != BackendKind::kDefault) {
-    s = CheckBackendOptions(options.backend, options);
+    s = CheckBackendOptions(options.backend, options, path);
   }
   bool create = false;
   if (s.ok()) s = Locate(options, path, &create);
@@ -600,7 +606,7 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     }
   }
   if (s.ok() && !create && options.backend == BackendKind::kDefault) {
-    s = CheckBackendOptions(header.backend, options);
+    s = CheckBackendOptions(header.backend, options, path);
   }
   std::unique_ptr<Backend> backend;
   if (s.ok()) s = OpenBackend(header.backend, options, backend_dir, &backend);
