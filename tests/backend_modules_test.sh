@@ -18,9 +18,44 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # whose file name starts with NAME?
 maps_has() { awk '{print $6}' "$1" | grep -q "/$2[^/]*$"; }
 
+# expect_maps FILE yes|no WHO LIB...: the process of FILE ("WHO") maps (yes)
+# or does not map (no) each LIB.
+expect_maps() {
+  local f=$1 want=$2 who=$3 l; shift 3
+  for l in "$@"; do
+    if maps_has "$f" "$l"; then
+      if [ "$want" = yes ]; then ok "$who maps $l"; else bad "$who maps $l"; fi
+    else
+      if [ "$want" = no ]; then ok "$who does not map $l"
+      else bad "$who does not map $l"; fi
+    fi
+  done
+}
+
 under() {  # MNT ROOT CMD...: CMD under the interposer
   local m=$1 r=$2; shift 2
   LD_PRELOAD=$lib SLUICE_MOUNT=$m SLUICE_ROOT=$r "$@"
+}
+
+# probe FILE [TEXT]: one Python process under the interposer, with the mount
+# FILE is in, writes TEXT to FILE (if given), then prints FILE and its own
+# /proc/self/maps.
+probe() {
+  local m=${1%/*}
+  under "$m" "${m%/*}/root${m##*/mnt}" python3 -c '
+import sys
+if len(sys.argv) > 2:
+    open(sys.argv[1], "w").write(sys.argv[2] + "\n")
+sys.stdout.write(open(sys.argv[1]).read())
+sys.stdout.write(open("/proc/self/maps").read())' "$@"
+}
+# reads_back OUT TEXT WHAT: the first line of a probe's output is TEXT.
+reads_back() {
+  if head -n 1 "$1" | grep -qx "$2"; then
+    ok "$3 reads back"
+  else
+    bad "$3 read back as: $(head -n 1 "$1")"
+  fi
 }
 
 # A RocksDB store (the default) with one file in it.
@@ -30,63 +65,25 @@ under "$work/mnt" "$work/root" cp "$work/in.txt" "$work/mnt/f.txt" ||
 
 # 1. Not touching the mount: no backend mapped.
 under "$work/mnt" "$work/root" cat /proc/self/maps > "$work/maps_outside"
-if maps_has "$work/maps_outside" libsluice_preload; then
-  ok "the interposer is loaded"
-else
-  bad "the interposer is not in the process's maps"
-fi
-for l in librocksdb libleveldb libsluice_rocksdb libsluice_leveldb; do
-  if maps_has "$work/maps_outside" $l; then
-    bad "a process that never touched the mount maps $l"
-  else
-    ok "a process that never touched the mount does not map $l"
-  fi
-done
+expect_maps "$work/maps_outside" yes "a process under the interposer" \
+  libsluice_preload
+expect_maps "$work/maps_outside" no "a process that never touched the mount" \
+  librocksdb libleveldb libsluice_rocksdb libsluice_leveldb
 
 # 2. Reading the RocksDB store: its module and RocksDB are mapped, and the
 # bytes are right.
-under "$work/mnt" "$work/root" python3 -c '
-import sys
-sys.stdout.write(open(sys.argv[1]).read())
-sys.stdout.write(open("/proc/self/maps").read())' "$work/mnt/f.txt" \
-  > "$work/maps_rocksdb"
-if head -n 1 "$work/maps_rocksdb" | grep -qx "stored bytes"; then
-  ok "the stored file reads back"
-else
-  bad "the stored file read back as: $(head -n 1 "$work/maps_rocksdb")"
-fi
-for l in libsluice_rocksdb librocksdb; do
-  if maps_has "$work/maps_rocksdb" $l; then
-    ok "reading a RocksDB store maps $l"
-  else
-    bad "reading a RocksDB store did not map $l"
-  fi
-done
+probe "$work/mnt/f.txt" > "$work/maps_rocksdb"
+reads_back "$work/maps_rocksdb" "stored bytes" "a RocksDB store"
+expect_maps "$work/maps_rocksdb" yes "reading a RocksDB store" \
+  libsluice_rocksdb librocksdb
 
 # 3. Writing a LevelDB store: LevelDB's module, not RocksDB's.
-SLUICE_OPTIONS=backend=leveldb under "$work/mnt_l" "$work/root_l" python3 -c '
-import sys
-open(sys.argv[1], "w").write("leveldb bytes\n")
-sys.stdout.write(open(sys.argv[1]).read())
-sys.stdout.write(open("/proc/self/maps").read())' "$work/mnt_l/g.txt" \
+SLUICE_OPTIONS=backend=leveldb probe "$work/mnt_l/g.txt" "leveldb bytes" \
   > "$work/maps_leveldb"
-if head -n 1 "$work/maps_leveldb" | grep -qx "leveldb bytes"; then
-  ok "a LevelDB store written and read back"
-else
-  bad "the LevelDB store read back as: $(head -n 1 "$work/maps_leveldb")"
-fi
-if maps_has "$work/maps_leveldb" libsluice_leveldb; then
-  ok "a LevelDB store maps libsluice_leveldb"
-else
-  bad "a LevelDB store did not map libsluice_leveldb"
-fi
-for l in libsluice_rocksdb librocksdb; do
-  if maps_has "$work/maps_leveldb" $l; then
-    bad "a LevelDB-only process maps $l"
-  else
-    ok "a LevelDB-only process does not map $l"
-  fi
-done
+reads_back "$work/maps_leveldb" "leveldb bytes" "a LevelDB store"
+expect_maps "$work/maps_leveldb" yes "a LevelDB-only process" libsluice_leveldb
+expect_maps "$work/maps_leveldb" no "a LevelDB-only process" \
+  libsluice_rocksdb librocksdb
 
 # 4. libsluice alone, without its modules: a clear error, not a crash.
 cp -L "$core" "$work/nomod/$(basename "$core")"
