@@ -103,6 +103,25 @@ else
   bad "without its module: exit $rc, $(cat "$work/ls_without")"
 fi
 
+# A new store is not begun when its backend cannot be loaded (its lock file
+# aside, which marks no store), and can be made once the module is there.
+LD_LIBRARY_PATH=$work/nomod "$cli" import "$work/in.txt" "$work/root_new" \
+  > "$work/import_without" 2>&1
+rc=$?
+left=$(find "$work/root_new" -mindepth 2 ! -name SLUICE.lock 2>/dev/null | head -n 3)
+if [ $rc -ne 0 ] && grep -q "cannot load libsluice_rocksdb.so" "$work/import_without" &&
+   [ -z "$left" ]; then
+  ok "a new store without its module: exit $rc, nothing of a store left behind"
+else
+  bad "a new store without its module: exit $rc, left '$left': $(cat "$work/import_without")"
+fi
+if "$cli" import "$work/in.txt" "$work/root_new" > "$work/import_with" 2>&1 &&
+   [ "$("$cli" cat "$work/root_new" /in.txt 2>&1)" = "stored bytes" ]; then
+  ok "the same store made once the module is found"
+else
+  bad "the same store with the module: $(cat "$work/import_with")"
+fi
+
 if [ $fails -ne 0 ]; then
   echo "backend_modules: $fails failure(s)"
   exit 1

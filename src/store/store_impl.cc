@@ -485,9 +485,10 @@ Status BackendModuleOf(BackendKind kind, const std::string& where,
 }
 
 Status OpenBackend(BackendKind kind, const StoreOptions& options,
-                   const std::string& dir, std::unique_ptr<Backend>* out) {
+                   const std::string& dir, const std::string& store,
+                   std::unique_ptr<Backend>* out) {
   const BackendModule* m = nullptr;
-  Status s = BackendModuleOf(kind, dir, &m);
+  Status s = BackendModuleOf(kind, store, &m);
   if (!s.ok()) return s;
   return m->open(options, dir, out);
 }
@@ -576,7 +577,12 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     header.layout = options.layout == StoreLayout::kDefault ? StoreLayout::kVlog
                                                             : options.layout;
     header.created_nanos = static_cast<uint64_t>(time(nullptr)) * 1000000000u;
-    s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
+    // A backend that cannot be loaded leaves no half-made store behind.
+    const BackendModule* m = nullptr;
+    s = BackendModuleOf(header.backend, path, &m);
+    if (s.ok()) {
+      s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
+    }
     if (s.ok()) s = WriteStoreHeader(path, header);
   } else if (s.ok()) {
     s = ReadStoreHeader(path, &header);
@@ -609,7 +615,9 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     s = CheckBackendOptions(header.backend, options, path);
   }
   std::unique_ptr<Backend> backend;
-  if (s.ok()) s = OpenBackend(header.backend, options, backend_dir, &backend);
+  if (s.ok()) {
+    s = OpenBackend(header.backend, options, backend_dir, path, &backend);
+  }
   if (s.ok() && header.layout == StoreLayout::kVlog) {
     std::unique_ptr<Backend> tree = std::move(backend);
     s = OpenVlogBackend(options, posix::JoinPath(path, "vlog"), std::move(tree),
