@@ -37,12 +37,11 @@ under() {  # MNT ROOT CMD...: CMD under the interposer
   LD_PRELOAD=$lib SLUICE_MOUNT=$m SLUICE_ROOT=$r "$@"
 }
 
-# probe FILE [TEXT]: one Python process under the interposer, with the mount
-# FILE is in, writes TEXT to FILE (if given), then prints FILE and its own
-# /proc/self/maps.
+# probe MNT ROOT FILE [TEXT]: one Python process under the interposer writes
+# TEXT to FILE (if given), then prints FILE and its own /proc/self/maps.
 probe() {
-  local m=${1%/*}
-  under "$m" "${m%/*}/root${m##*/mnt}" python3 -c '
+  local m=$1 r=$2; shift 2
+  under "$m" "$r" python3 -c '
 import sys
 if len(sys.argv) > 2:
     open(sys.argv[1], "w").write(sys.argv[2] + "\n")
@@ -72,13 +71,14 @@ expect_maps "$work/maps_outside" no "a process that never touched the mount" \
 
 # 2. Reading the RocksDB store: its module and RocksDB are mapped, and the
 # bytes are right.
-probe "$work/mnt/f.txt" > "$work/maps_rocksdb"
+probe "$work/mnt" "$work/root" "$work/mnt/f.txt" > "$work/maps_rocksdb"
 reads_back "$work/maps_rocksdb" "stored bytes" "a RocksDB store"
 expect_maps "$work/maps_rocksdb" yes "reading a RocksDB store" \
   libsluice_rocksdb librocksdb
 
 # 3. Writing a LevelDB store: LevelDB's module, not RocksDB's.
-SLUICE_OPTIONS=backend=leveldb probe "$work/mnt_l/g.txt" "leveldb bytes" \
+SLUICE_OPTIONS=backend=leveldb probe "$work/mnt_l" "$work/root_l" \
+  "$work/mnt_l/g.txt" "leveldb bytes" \
   > "$work/maps_leveldb"
 reads_back "$work/maps_leveldb" "leveldb bytes" "a LevelDB store"
 expect_maps "$work/maps_leveldb" yes "a LevelDB-only process" libsluice_leveldb

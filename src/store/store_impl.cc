@@ -464,9 +464,10 @@ class StoreImpl final : public Store {
   AsyncQueue async_;  // last: its thread calls into the members above
 };
 
-// The module of a backend built with this Sluice.
-Status BackendModuleOf(BackendKind kind, const std::string& where,
-                       const BackendModule** out) {
+// The module of a backend built with this Sluice, with `options` checked
+// against what the backend can honour.
+Status BackendModuleFor(BackendKind kind, const StoreOptions& options,
+                        const std::string& path, const BackendModule** out) {
   bool built = false;
 #ifdef SLUICE_HAVE_ROCKSDB
   built = built || kind == BackendKind::kRocksDB;
@@ -477,28 +478,12 @@ Status BackendModuleOf(BackendKind kind, const std::string& where,
   if (!built) {
     return Status::NotSupported(std::string("backend ") + BackendName(kind) +
                                 " is not built into this Sluice (store " +
-                                where + ")");
+                                path + ")");
   }
   Status s = LoadBackendModule(BackendName(kind), out);
-  if (!s.ok()) return Status(s.code(), "store " + where + ": " + s.message());
+  if (!s.ok()) return Status(s.code(), "store " + path + ": " + s.message());
+  if ((*out)->check_options != nullptr) s = (*out)->check_options(options);
   return s;
-}
-
-Status OpenBackend(BackendKind kind, const StoreOptions& options,
-                   const std::string& dir, const std::string& store,
-                   std::unique_ptr<Backend>* out) {
-  const BackendModule* m = nullptr;
-  Status s = BackendModuleOf(kind, store, &m);
-  if (!s.ok()) return s;
-  return m->open(options, dir, out);
-}
-
-Status CheckBackendOptions(BackendKind kind, const StoreOptions& options,
-                           const std::string& path) {
-  const BackendModule* m = nullptr;
-  Status s = BackendModuleOf(kind, path, &m);
-  if (!s.ok() || m->check_options == nullptr) return s;
-  return m->check_options(options);
 }
 
 // Decides whether `path` is an existing store, a place for a new one, or an
@@ -561,9 +546,13 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   store->reset();
   if (path.empty()) return Status::InvalidArgument("empty store path");
   Status s = options.Validate();
-  // Refuse options the backend cannot honour before touching the disk.
+  // The backend's module, loaded once its kind is known: a backend that
+  // cannot be loaded, or options it cannot honour, are refused before the
+  // disk is touched when the options name it, and before a new store is
+  // begun otherwise.
+  const BackendModule* module = nullptr;
   if (s.ok() && options.backend != BackendKind::kDefault) {
-    s = CheckBackendOptions(options.backend, options, path);
+    s = BackendModuleFor(options.backend, options, path, &module);
   }
   bool create = false;
   if (s.ok()) s = Locate(options, path, &create);
@@ -577,9 +566,9 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     header.layout = options.layout == StoreLayout::kDefault ? StoreLayout::kVlog
                                                             : options.layout;
     header.created_nanos = static_cast<uint64_t>(time(nullptr)) * 1000000000u;
-    // A backend that cannot be loaded leaves no half-made store behind.
-    const BackendModule* m = nullptr;
-    s = BackendModuleOf(header.backend, path, &m);
+    if (module == nullptr) {
+      s = BackendModuleFor(header.backend, options, path, &module);
+    }
     if (s.ok()) {
       s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
     }
@@ -611,13 +600,11 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
                              backend_dir + " is missing");
     }
   }
-  if (s.ok() && !create && options.backend == BackendKind::kDefault) {
-    s = CheckBackendOptions(header.backend, options, path);
+  if (s.ok() && module == nullptr) {  // an existing store's, by its header
+    s = BackendModuleFor(header.backend, options, path, &module);
   }
   std::unique_ptr<Backend> backend;
-  if (s.ok()) {
-    s = OpenBackend(header.backend, options, backend_dir, path, &backend);
-  }
+  if (s.ok()) s = module->open(options, backend_dir, &backend);
   if (s.ok() && header.layout == StoreLayout::kVlog) {
     std::unique_ptr<Backend> tree = std::move(backend);
     s = OpenVlogBackend(options, posix::JoinPath(path, "vlog"), std::move(tree),
