@@ -4,7 +4,12 @@
 
 #include <xxhash.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -422,6 +427,83 @@ TEST_P(KVTest, CallsAfterCloseFailCleanly) {
   EXPECT_EQ(store_->Get("k", &v).code(), Code::kInvalidArgument);
   EXPECT_EQ(store_->WriteBarrier().code(), Code::kInvalidArgument);
   store_.reset();
+}
+
+// The threads of this process, by name.
+std::vector<std::string> ThreadNames() {
+  std::vector<std::string> names;
+  DIR* d = opendir("/proc/self/task");
+  if (d == nullptr) return names;
+  while (struct dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  closedir(d);
+  return names;
+}
+
+// A closed store leaves no thread of its backend behind, so a child forked
+// after it (a shell's subshell, Python's os.fork) can open the store, run
+// its backend's flushes and compactions, and exit. With the engines' own
+// process-wide thread pools, the child waited forever for work that no
+// thread of its ran, or in exit() for the parent's threads.
+TEST_P(KVTest, ClosedStoreLeavesNoThreadsAndAForkedChildUsesIt) {
+  StoreOptions o = Options();
+  o.write_buffer_size = 64u << 10;  // background flushes (and compactions)
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  ASSERT_OK(Store::Open(o, path_, &store_));
+  // Barriers in between: a store that buffers updates writes a batch at
+  // each, and the batches fill several memtables.
+  const std::string v = Pattern(5, 32u << 10);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_OK(store_->Put("p" + std::to_string(i), v));
+    if (i % 4 == 3) ASSERT_OK(store_->WriteBarrier());
+  }
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  const std::vector<std::string> threads = ThreadNames();
+  std::string listed;
+  for (const std::string& t : threads) listed += " " + t;
+  ASSERT_EQ(threads.size(), 1u) << "threads left after Close:" << listed;
+
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0) << strerror(errno);
+  if (pid == 0) {
+    // Exit codes name the step that failed; exit() (not _exit) runs the
+    // libraries' static destructors, as a subshell's exit does.
+    std::unique_ptr<Store> store;
+    if (!Store::Open(o, path_, &store).ok()) _exit(10);
+    std::string got;
+    if (!store->Get("p39", &got).ok() || got != v) _exit(11);
+    for (int i = 0; i < 40; ++i) {
+      if (!store->Put("c" + std::to_string(i), v).ok()) _exit(12);
+      if (i % 4 == 3 && !store->WriteBarrier().ok()) _exit(13);
+    }
+    if (!store->Close().ok()) _exit(14);
+    store.reset();
+    exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((done = waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    usleep(20000);
+  }
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "the forked child did not finish within 60 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "child status " << status;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "child failed at step (exit code)";
+  OpenStore(&store_);
+  ExpectValue("c39", v);
+  ExpectValue("p0", v);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KVTest, ::testing::ValuesIn(kConfigs),

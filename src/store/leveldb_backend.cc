@@ -3,8 +3,16 @@
 // at the barrier, as LSMIO does; the barrier then fsyncs the log once.
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
+#include <leveldb/env.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
+#include <pthread.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include "store/backend.h"
 
@@ -97,6 +105,59 @@ class LevelDBIterator : public Iterator {
   const std::string dir_;
 };
 
+// LevelDB's default Env runs compactions on one process-wide thread that
+// never ends. A child forked after a store closed would then inherit a
+// "started" flag without the thread, and its first compaction would wait
+// forever. Each store runs its compactions on a thread of its own instead,
+// which Stop() ends when the store closes (see rocksdb_backend.cc).
+class StoreThreadEnv : public leveldb::EnvWrapper {
+ public:
+  StoreThreadEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
+  ~StoreThreadEnv() override { Stop(); }
+
+  void Schedule(void (*function)(void*), void* arg) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;  // after Stop(): the DB is gone, nothing to do
+    jobs_.emplace_back(function, arg);
+    if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+    cv_.notify_one();
+  }
+
+  // Runs what is queued, then ends the thread. The DB must be gone first
+  // (its destructor waits for its own compaction).
+  void Stop() {
+    std::thread t;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      t.swap(thread_);
+    }
+    cv_.notify_all();
+    if (t.joinable()) t.join();
+  }
+
+ private:
+  void Run() {
+    pthread_setname_np(pthread_self(), "sluice:ldb");
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      auto [function, arg] = jobs_.front();
+      jobs_.pop_front();
+      lock.unlock();
+      function(arg);
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<void (*)(void*), void*>> jobs_;
+  std::thread thread_;
+  bool stop_ = false;
+};
+
 class LevelDBBackend : public Backend {
  public:
   LevelDBBackend(const StoreOptions& options, std::string dir)
@@ -112,6 +173,8 @@ class LevelDBBackend : public Backend {
     // A capacity-0 LRU cache caches nothing; nullptr would mean 8 MiB.
     cache_.reset(leveldb::NewLRUCache(options_.block_cache_bytes));
     leveldb::Options o;
+    env_ = std::make_unique<StoreThreadEnv>();
+    o.env = env_.get();
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
     o.compression = options_.compression ? leveldb::kSnappyCompression
@@ -169,6 +232,7 @@ class LevelDBBackend : public Backend {
   }
   Status Close() override {
     db_.reset();  // LevelDB's destructor waits for its background work
+    if (env_) env_->Stop();
     cache_.reset();
     return Status::OK();
   }
@@ -186,6 +250,7 @@ class LevelDBBackend : public Backend {
   const std::string dir_;
   leveldb::ReadOptions read_;
   std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<StoreThreadEnv> env_;  // outlives db_
   std::unique_ptr<leveldb::DB> db_;
 };
 

@@ -9,8 +9,16 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "store/backend.h"
 
@@ -64,6 +72,142 @@ class StderrErrorLogger : public rocksdb::Logger {
     vsnprintf(line, sizeof line, format, ap);
     fprintf(stderr, "sluice: rocksdb: %s\n", line);
   }
+};
+
+// The default Env's background threads (RocksDB's flushes and compactions)
+// are process-wide statics that live until exit. A process that forks after
+// using a store then hands its child a copy of their condition variables
+// with waiters that do not exist there, and the child hangs in exit(), in
+// their destructors (glibc's pthread_cond_destroy waits for the waiters).
+// Each store therefore runs its background work on threads of its own,
+// which Stop() ends when the store closes: a closed store leaves no thread
+// behind, and a child forked after that exits, and can open stores, as any
+// process can.
+class StoreThreadsEnv : public rocksdb::EnvWrapper {
+ public:
+  // RocksDB's defaults: one thread each for flushes (HIGH) and compactions
+  // (LOW), none in the BOTTOM pool (then not used) and the USER pool.
+  StoreThreadsEnv() : rocksdb::EnvWrapper(rocksdb::Env::Default()) {
+    pools_[LOW].limit = 1;
+    pools_[HIGH].limit = 1;
+  }
+  ~StoreThreadsEnv() override { Stop(); }
+
+  static const char* kClassName() { return "SluiceStoreThreadsEnv"; }
+  const char* Name() const override { return kClassName(); }
+
+  void Schedule(void (*function)(void*), void* arg, Priority pri, void* tag,
+                void (*unsched)(void*)) override {
+    Pool& p = pool(pri);
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (p.stop) {  // after Stop(): the work is dropped, as UnSchedule does
+      if (unsched) unsched(arg);
+      return;
+    }
+    p.jobs.push_back(Job{function, arg, tag, unsched});
+    if (p.idle == 0 && static_cast<int>(p.threads.size()) < p.limit) {
+      p.threads.emplace_back([this, &p, pri] { Run(&p, pri); });
+    }
+    p.cv.notify_one();
+  }
+  int UnSchedule(void* tag, Priority pri) override {
+    Pool& p = pool(pri);
+    std::vector<Job> dropped;
+    {
+      std::lock_guard<std::mutex> lock(p.mu);
+      auto keep = std::stable_partition(
+          p.jobs.begin(), p.jobs.end(),
+          [tag](const Job& j) { return j.tag != tag; });
+      dropped.assign(keep, p.jobs.end());
+      p.jobs.erase(keep, p.jobs.end());
+    }
+    for (const Job& j : dropped) {
+      if (j.unsched) j.unsched(j.arg);
+    }
+    return static_cast<int>(dropped.size());
+  }
+  unsigned int GetThreadPoolQueueLen(Priority pri) const override {
+    const Pool& p = pools_[pri];
+    std::lock_guard<std::mutex> lock(p.mu);
+    return static_cast<unsigned int>(p.jobs.size());
+  }
+  void SetBackgroundThreads(int n, Priority pri) override {
+    Pool& p = pool(pri);
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.limit = std::max(n, 0);
+  }
+  void IncBackgroundThreadsIfNeeded(int n, Priority pri) override {
+    Pool& p = pool(pri);
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.limit = std::max(p.limit, n);
+  }
+  int GetBackgroundThreads(Priority pri) override {
+    Pool& p = pool(pri);
+    std::lock_guard<std::mutex> lock(p.mu);
+    return p.limit;
+  }
+  void LowerThreadPoolIOPriority(Priority) override {}
+  void LowerThreadPoolCPUPriority(Priority) override {}
+  rocksdb::Status LowerThreadPoolCPUPriority(Priority,
+                                             rocksdb::CpuPriority) override {
+    return rocksdb::Status::OK();
+  }
+
+  // Runs what is queued, then ends and joins every thread. The DB must be
+  // closed first (it waits for its own work; nothing is queued after that).
+  void Stop() {
+    for (Pool& p : pools_) {
+      std::vector<std::thread> threads;
+      {
+        std::lock_guard<std::mutex> lock(p.mu);
+        p.stop = true;
+        threads.swap(p.threads);
+      }
+      p.cv.notify_all();
+      for (std::thread& t : threads) t.join();
+    }
+  }
+
+ private:
+  struct Job {
+    void (*function)(void*);
+    void* arg;
+    void* tag;
+    void (*unsched)(void*);
+  };
+  struct Pool {
+    mutable std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Job> jobs;
+    std::vector<std::thread> threads;
+    int limit = 0;
+    int idle = 0;
+    bool stop = false;
+  };
+  Pool& pool(Priority pri) {
+    return pools_[pri >= BOTTOM && pri < TOTAL ? pri : LOW];
+  }
+
+  static void Run(Pool* p, Priority pri) {
+    char name[16];
+    snprintf(name, sizeof name, "sluice:rdb:%s",
+             pri == HIGH ? "hi" : pri == BOTTOM ? "bot" : "lo");
+    pthread_setname_np(pthread_self(), name);
+    std::unique_lock<std::mutex> lock(p->mu);
+    for (;;) {
+      ++p->idle;
+      p->cv.wait(lock, [p] { return p->stop || !p->jobs.empty(); });
+      --p->idle;
+      if (p->jobs.empty()) return;  // stopped, and nothing left to run
+      Job j = p->jobs.front();
+      p->jobs.pop_front();
+      lock.unlock();
+      j.function(j.arg);
+      lock.lock();
+    }
+  }
+
+  Pool pools_[TOTAL];
 };
 
 // Cuts data blocks by size, as RocksDB's default does, but also gives every
@@ -167,6 +311,8 @@ class RocksDBBackend : public Backend {
 
   Status Open() {
     rocksdb::Options o;
+    env_ = std::make_unique<StoreThreadsEnv>();
+    o.env = env_.get();
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
     o.compression = options_.compression ? rocksdb::kLZ4Compression
@@ -187,8 +333,8 @@ class RocksDBBackend : public Backend {
     o.use_direct_io_for_flush_and_compaction = options_.direct_io_flush;
     o.use_direct_reads = options_.direct_io_reads;
     o.max_background_flushes = options_.flush_threads;
-    o.env->SetBackgroundThreads(options_.flush_threads,
-                                rocksdb::Env::Priority::HIGH);
+    env_->SetBackgroundThreads(options_.flush_threads,
+                               rocksdb::Env::Priority::HIGH);
     o.enable_blob_files = options_.blob_files;
     o.min_blob_size = options_.min_blob_size;
     o.blob_file_size = options_.blob_file_size;
@@ -269,6 +415,7 @@ class RocksDBBackend : public Backend {
     if (!db_) return Status::OK();
     rocksdb::Status s = db_->Close();
     db_.reset();
+    env_->Stop();
     return FromRocks(s, "close", dir_);
   }
   bool HasNativeAppend() const override { return true; }
@@ -279,6 +426,7 @@ class RocksDBBackend : public Backend {
   const std::string dir_;
   rocksdb::WriteOptions write_;
   rocksdb::ReadOptions read_;
+  std::unique_ptr<StoreThreadsEnv> env_;  // outlives db_
   std::unique_ptr<rocksdb::DB> db_;
   Status flush_error_;
 };
