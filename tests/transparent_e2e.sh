@@ -52,14 +52,15 @@ echo gamma > "$src/dir1/sub/c.txt"
 
 fails=0 cases=0
 # case NAME SNIPPET: runs SNIPPET under bash with D (the directory under
-# test), S (the inputs) and T (a plain scratch directory of the side).
+# test), S (the inputs) and T (a plain scratch directory of the side); a
+# side that hangs is stopped after 300 s (exit 124) and fails the case.
 case_() {
   local name=$1 snippet=$2 rc_p rc_s
   cases=$((cases + 1))
-  D=$work/plain S=$src T=$work/scratch.plain bash -c "$snippet" \
+  D=$work/plain S=$src T=$work/scratch.plain timeout 300 bash -c "$snippet" \
     > "$work/out/$name.plain" 2> "$work/out/$name.plain.err"
   rc_p=$?
-  D=$mnt S=$src T=$work/scratch.sluice "${pre[@]}" bash -c "$snippet" \
+  D=$mnt S=$src T=$work/scratch.sluice "${pre[@]}" timeout 300 bash -c "$snippet" \
     > "$work/out/$name.sluice" 2> "$work/out/$name.sluice.err"
   rc_s=$?
   sed -i "s|$work/plain|D|g; s|$work/scratch.plain|T|g" "$work/out/$name.plain"
@@ -92,6 +93,25 @@ case_ du 'du -b $D/data.bin | cut -f1; du --apparent-size -B1 $D/dir1/sub/b.bin 
 case_ mv 'mv $D/copy.txt $D/moved.txt && cp $S/text.txt $T/t.txt && mv $T/t.txt $D/from_plain.txt && mv $D/from_plain.txt $T/back.txt && md5sum < $T/back.txt && mkdir $D/mvdir && mv $D/both.bin $D/mvdir/ && ls $D | sort && ls $D/mvdir'
 case_ rm 'rm $D/moved.txt && rm -r $D/x && rm -f $D/nothing && ls $D | sort; rm $D/nothing2; echo "exit $?"; rmdir $D/dir1; echo "exit $?"'
 case_ head_tail_wc_grep 'head -c 100 $D/text.txt | md5sum; head -n 3 $D/text.txt; tail -c 100 $D/data.bin | md5sum; tail -n 2 $D/text.txt; wc -c $D/data.bin | cut -d" " -f1; wc -l < $D/text.txt; grep -c tcp $D/text.txt; grep "line 17:" $D/text.txt; grep -q nothing-here $D/text.txt; echo "exit $?"'
+# A shell that used the store forks subshells that use it too, with no
+# exec in between (builtins), and exit through exit().
+case_ subshells 'echo x > $D/sub.txt; (true; exit 0); echo "after a subshell"; v=$(cat $D/sub.txt); echo "substituted $v"; (echo z >> $D/sub.txt); cat $D/sub.txt; seq 3 | while read l; do echo "loop $l" >> $D/loop.txt; done; cat $D/loop.txt; (cd $D && echo inside > in.txt && cat in.txt); (read w < $D/loop.txt; echo "read $w"); (cat < $D/nonexistent) 2>/dev/null; echo "exit $?"; rm $D/sub.txt $D/loop.txt $D/in.txt'
+case_ fork_python 'python3 - "$D" <<"PY"
+import os, sys
+d = sys.argv[1]
+with open(os.path.join(d, "pf.txt"), "w") as f:
+    f.write("parent\n")
+pid = os.fork()
+if pid == 0:
+    with open(os.path.join(d, "pf.txt"), "a") as f:
+        f.write("child\n")
+    print(open(os.path.join(d, "pf.txt")).read(), end="", flush=True)
+    os._exit(7)
+_, status = os.waitpid(pid, 0)
+print("child exit", os.waitstatus_to_exitcode(status))
+print(open(os.path.join(d, "pf.txt")).read(), end="")
+os.remove(os.path.join(d, "pf.txt"))
+PY'
 case_ python 'python3 - "$D" <<"PY"
 import os, shutil, subprocess, sys
 d = sys.argv[1]

@@ -59,7 +59,8 @@ std::atomic<bool> g_cwd_near{false};  // the real cwd is an ancestor of the moun
 
 std::once_flag g_once;
 bool g_used_store = false;         // this process opened a store
-bool g_forked_after_use = false;   // ... and this is a child of it, pre-exec
+bool g_forked_after_use = false;   // ... and this is a child of it, pre-exec:
+                                   // opens are deferred (see ForkChild)
 
 bool ResolveAbsolute(const char* path, std::string* out);
 
@@ -309,10 +310,12 @@ void ForkPrepare() {
 }
 void ForkParent() { g_mu.unlock(); }
 void ForkChild() {
-  // The storage engine's background threads stayed behind in the parent,
-  // and its mutexes and condition variables with them: a store opened here
-  // could hang. Until this child execs, opens are recorded and carried out
-  // by the program it execs; anything else on stored files fails.
+  // ForkPrepare closed the store, and with it every thread of the engine
+  // (each store runs its backend's background work on threads of its own),
+  // so this child can open stores as any process can. A forked child mostly
+  // execs soon (a shell redirection): its opens are recorded and carried
+  // out at their first use, here or by the program it execs, rather than
+  // opening the store only to close it again at exec.
   if (g_used_store) g_forked_after_use = true;
   g_mu.unlock();
 }
@@ -489,12 +492,6 @@ int Fail(const Status& s) {
 // ---- the store -------------------------------------------------------------
 Status View(bool write, FileSystem** fs) {
   if (!S->cfg.error.empty()) return Status::InvalidArgument(S->cfg.error);
-  if (g_forked_after_use) {
-    return Status::NotSupported(
-        "stored files cannot be used in a child process between fork and "
-        "exec when its parent had used the store (the engine's threads do "
-        "not survive fork); opens are passed on to the program it execs");
-  }
   if (S->cfg.always_writer) write = true;
   if (S->fs && (S->fs_writer || !write)) {
     *fs = S->fs.get();
