@@ -53,7 +53,11 @@ cd mnt                                # from a cwd inside the mount
 cat a.txt
 echo more >> a.txt && wc -c < a.txt
 rm -r d && ls
+seq 3 > s.txt && sed -i s/2/two/ s.txt && cat s.txt   # a temporary file, renamed
+ln -s a.txt l 2> /dev/null || echo "no symbolic link"  # no links are stored,
+ln a.txt hard 2> /dev/null || echo "no hard link"      # nor made beside it
 cd ..
+ln -s "$W/other/a.txt" mnt/l2 2> /dev/null || echo "no symbolic link"
 cat mnt2/keep.txt                     # not ours: its name only starts alike
 /usr/bin/python3 -c '
 import os
@@ -82,8 +86,14 @@ hello
 a.txt
 h.txt
 t.tar
+1
+two
+3
+no symbolic link
+no hard link
+no symbolic link
 sibling, not stored
-['a.txt', 'h.txt', 'p', 't.tar'] sibling, not stored
+['a.txt', 'h.txt', 'p', 's.txt', 't.tar'] sibling, not stored
 EOF
 # Lines 1-3 are find's (sorted); a directory's stat size is not compared.
 (find_lines=$(sed -n '1,3p' "$work/out" | sort | tr '\n' ' ')

@@ -96,6 +96,10 @@ case_ head_tail_wc_grep 'head -c 100 $D/text.txt | md5sum; head -n 3 $D/text.txt
 # A shell that used the store forks subshells that use it too, with no
 # exec in between (builtins), and exit through exit().
 case_ subshells 'echo x > $D/sub.txt; (true; exit 0); echo "after a subshell"; v=$(cat $D/sub.txt); echo "substituted $v"; (echo z >> $D/sub.txt); cat $D/sub.txt; seq 3 | while read l; do echo "loop $l" >> $D/loop.txt; done; cat $D/loop.txt; (cd $D && echo inside > in.txt && cat in.txt); (read w < $D/loop.txt; echo "read $w"); (cat < $D/nonexistent) 2>/dev/null; echo "exit $?"; rm $D/sub.txt $D/loop.txt $D/in.txt'
+# Edits in place write a temporary file beside the original (mkstemp,
+# made inside libc) and rename it; the umask applies to stored files and
+# directories, also after a umask call.
+case_ edit_in_place 'seq 5 > $D/s.txt && sed -i "s/3/three/" $D/s.txt && cat $D/s.txt && (cd $D && perl -pi -e "s/2/two/" s.txt) && cat $D/s.txt && t=$(mktemp -p $D) && echo made > $t && cat $t && rm $t && d=$(mktemp -d -p $D) && rmdir $d && (umask 077; echo p > $D/priv; mkdir $D/privd) && stat -c %a $D/priv $D/privd && mkdir $D/pub && stat -c %a $D/pub && python3 -c "import os,sys; os.umask(0o027); os.mkdir(sys.argv[1]); print(oct(os.stat(sys.argv[1]).st_mode & 0o777))" $D/pyd && rm -r $D/priv $D/privd $D/pub $D/pyd $D/s.txt && ls $D | grep -c tmp'
 case_ fork_python 'python3 - "$D" <<"PY"
 import os, sys
 d = sys.argv[1]

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -873,13 +874,147 @@ EXPORT int mkdir(const char* path, mode_t mode) {
   SLUICE_REAL(mkdir);
   std::string p;
   if (!Resolve(path, &p)) return real_mkdir(path, mode);
-  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & 07777); });
+  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & ~Umask() & 07777); });
 }
 EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
   SLUICE_REAL(mkdirat);
   std::string p;
   if (!Resolve(dirfd, path, &p)) return real_mkdirat(dirfd, path, mode);
-  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & 07777); });
+  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & ~Umask() & 07777); });
+}
+
+// The file layer stores no links: under the mount, link and symlink fail
+// as on a file system without them (EPERM), and a link between the mount
+// and elsewhere crosses devices (EXDEV). Nothing is made outside the store.
+int DoLink(int fromfd, const char* from, int tofd, const char* to, bool* ours) {
+  std::string f, t;
+  bool a = Resolve(fromfd, from, &f), b = Resolve(tofd, to, &t);
+  *ours = a || b;
+  if (!*ours) return 0;
+  return FailErrno(a && b ? EPERM : EXDEV);
+}
+EXPORT int link(const char* from, const char* to) {
+  SLUICE_REAL(link);
+  bool ours;
+  int r = DoLink(AT_FDCWD, from, AT_FDCWD, to, &ours);
+  return ours ? r : real_link(from, to);
+}
+EXPORT int linkat(int fromfd, const char* from, int tofd, const char* to,
+                  int flags) {
+  SLUICE_REAL(linkat);
+  bool ours;
+  int r = DoLink(fromfd, from, tofd, to, &ours);
+  return ours ? r : real_linkat(fromfd, from, tofd, to, flags);
+}
+EXPORT int symlink(const char* target, const char* path) {
+  SLUICE_REAL(symlink);
+  std::string p;
+  if (!Resolve(path, &p)) return real_symlink(target, path);
+  return FailErrno(EPERM);
+}
+EXPORT int symlinkat(const char* target, int dirfd, const char* path) {
+  SLUICE_REAL(symlinkat);
+  std::string p;
+  if (!Resolve(dirfd, path, &p)) return real_symlinkat(target, dirfd, path);
+  return FailErrno(EPERM);
+}
+
+// ---- temporary files: glibc makes them with its internal open -------------
+namespace {
+
+// The template's six X's (before `suffix` characters), or null (EINVAL).
+char* TemplateXs(char* tmpl, int suffix) {
+  const size_t n = strlen(tmpl);
+  if (suffix < 0 || n < 6 + static_cast<size_t>(suffix)) return nullptr;
+  char* x = tmpl + n - suffix - 6;
+  return strncmp(x, "XXXXXX", 6) == 0 ? x : nullptr;
+}
+
+// Tries names until `make` (0, or -1 with errno) makes one that did not
+// exist, as glibc's __gen_tempname does.
+template <class F>
+int MakeUnique(char* x, F&& make) {
+  static const char kChars[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int attempt = 0; attempt < 238328; ++attempt) {  // 62^3, as glibc
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
+      for (auto& c : r) c = static_cast<unsigned char>(rand());
+    }
+    for (int i = 0; i < 6; ++i) x[i] = kChars[r[i] % 62];
+    const int e = errno;
+    int fd = make();
+    if (fd >= 0 || errno != EEXIST) return fd;
+    errno = e;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// The mkstemp family on a template under the mount; *ours says whether it
+// was, else the caller hands it to libc.
+int DoMkstemp(char* tmpl, int suffix, int flags, bool* ours) {
+  std::string p;
+  *ours = tmpl && Resolve(tmpl, &p);
+  if (!*ours) return -1;
+  char* x = TemplateXs(tmpl, suffix);
+  if (!x) return FailErrno(EINVAL);
+  flags &= ~O_ACCMODE;
+  return MakeUnique(x, [&] {
+    return DoOpen(AT_FDCWD, tmpl, flags | O_RDWR | O_CREAT | O_EXCL, 0600);
+  });
+}
+
+}  // namespace
+
+EXPORT int mkstemp(char* tmpl) {
+  SLUICE_REAL(mkstemp);
+  bool ours;
+  int r = DoMkstemp(tmpl, 0, 0, &ours);
+  return ours ? r : real_mkstemp(tmpl);
+}
+EXPORT int mkstemp64(char* tmpl) __attribute__((alias("mkstemp")));
+EXPORT int mkostemp(char* tmpl, int flags) {
+  SLUICE_REAL(mkostemp);
+  bool ours;
+  int r = DoMkstemp(tmpl, 0, flags, &ours);
+  return ours ? r : real_mkostemp(tmpl, flags);
+}
+EXPORT int mkostemp64(char* tmpl, int flags) __attribute__((alias("mkostemp")));
+EXPORT int mkstemps(char* tmpl, int suffix) {
+  SLUICE_REAL(mkstemps);
+  bool ours;
+  int r = DoMkstemp(tmpl, suffix, 0, &ours);
+  return ours ? r : real_mkstemps(tmpl, suffix);
+}
+EXPORT int mkstemps64(char* tmpl, int suffix) __attribute__((alias("mkstemps")));
+EXPORT int mkostemps(char* tmpl, int suffix, int flags) {
+  SLUICE_REAL(mkostemps);
+  bool ours;
+  int r = DoMkstemp(tmpl, suffix, flags, &ours);
+  return ours ? r : real_mkostemps(tmpl, suffix, flags);
+}
+EXPORT int mkostemps64(char* tmpl, int suffix, int flags)
+    __attribute__((alias("mkostemps")));
+EXPORT char* mkdtemp(char* tmpl) {
+  SLUICE_REAL(mkdtemp);
+  std::string p;
+  if (!tmpl || !Resolve(tmpl, &p)) return real_mkdtemp(tmpl);
+  char* x = TemplateXs(tmpl, 0);
+  if (!x) {
+    FailErrno(EINVAL);
+    return nullptr;
+  }
+  int r = MakeUnique(x, [&] { return mkdir(tmpl, 0700); });
+  return r == 0 ? tmpl : nullptr;
+}
+
+// The umask applies to stored files and directories too.
+EXPORT mode_t umask(mode_t mask) {
+  SLUICE_REAL(umask);
+  mode_t old = real_umask(mask);
+  if (!t_inside) NoteUmask(mask);
+  return old;
 }
 int DoRename(int fromfd, const char* from, int tofd, const char* to,
              unsigned flags, bool* ours) {

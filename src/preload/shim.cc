@@ -36,7 +36,6 @@ struct Config {
   int writer = 0;
   bool always_writer = false;  // a writer id was given: never the merged view
   double lock_wait = 60;
-  mode_t umask = 022;
 };
 
 // Everything that needs a constructor lives here, made by Init and never
@@ -59,6 +58,7 @@ std::atomic<bool> g_cwd_near{false};  // the real cwd is an ancestor of the moun
 
 std::once_flag g_once;
 bool g_used_store = false;         // this process opened a store
+std::atomic<mode_t> g_umask{022};
 bool g_forked_after_use = false;   // ... and this is a child of it, pre-exec:
                                    // opens are deferred (see ForkChild)
 
@@ -328,7 +328,7 @@ void InitState() {
     return;
   }
   if (!S->cfg.error.empty()) Say(S->cfg.error);
-  S->cfg.umask = ReadUmask();
+  g_umask.store(ReadUmask(), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(g_mu);
     AdoptInherited();
@@ -378,6 +378,12 @@ void EnsureInit() {
 }
 
 const std::string& MountPrefix() { return S->cfg.prefix; }
+
+mode_t Umask() { return g_umask.load(std::memory_order_relaxed); }
+void NoteUmask(mode_t mask) {
+  EnsureInit();
+  g_umask.store(mask & 0777, std::memory_order_relaxed);
+}
 const std::string& DataRoot() { return S->cfg.root; }
 
 // ---- paths -----------------------------------------------------------------
@@ -648,7 +654,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
       is_dir = true;
     } else {
       int ff = acc | (flags & (O_CREAT | O_EXCL | O_TRUNC));
-      s = fs->OpenFile(path, ff, mode & ~S->cfg.umask & 07777, &file);
+      s = fs->OpenFile(path, ff, mode & ~Umask() & 07777, &file);
       if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
           !(flags & O_CREAT)) {
         is_dir = true;
@@ -672,7 +678,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
                      : flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
   d->is_dir = is_dir;
   d->pending = pending;
-  d->mode = mode & ~S->cfg.umask & 07777;
+  d->mode = mode & ~Umask() & 07777;
   std::string h = EncodeHeader(*d);
   struct stat st;
   if (pfd >= kMaxFds ||

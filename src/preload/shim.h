@@ -157,6 +157,10 @@ void SetVirtualCwd(const std::string& path);
 void RealCwdChanged();
 // The mount prefix ("/sluice").
 const std::string& MountPrefix();
+// The process's umask, as its last umask() call set it (read from /proc at
+// start: umask(2) cannot be read without changing it).
+mode_t Umask();
+void NoteUmask(mode_t mask);
 
 // The standard streams follow fds 0-2: when one is ours, its FILE is a
 // cookie stream over our calls.
