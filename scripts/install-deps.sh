@@ -16,7 +16,7 @@ APT_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libgtest-dev
   libhdf5-openmpi-dev fio
-  fuse3 libfuse3-dev strace
+  fuse3 libfuse3-dev strace bsdextrautils
   python3 python3-pip
 )
 PIP_PACKAGES=(adios2 matplotlib numpy h5py)

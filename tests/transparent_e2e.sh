@@ -100,6 +100,9 @@ case_ subshells 'echo x > $D/sub.txt; (true; exit 0); echo "after a subshell"; v
 # made inside libc) and rename it; the umask applies to stored files and
 # directories, also after a umask call.
 case_ edit_in_place 'seq 5 > $D/s.txt && sed -i "s/3/three/" $D/s.txt && cat $D/s.txt && (cd $D && perl -pi -e "s/2/two/" s.txt) && cat $D/s.txt && t=$(mktemp -p $D) && echo made > $t && cat $t && rm $t && d=$(mktemp -d -p $D) && rmdir $d && (umask 077; echo p > $D/priv; mkdir $D/privd) && stat -c %a $D/priv $D/privd && mkdir $D/pub && stat -c %a $D/pub && python3 -c "import os,sys; os.umask(0o027); os.mkdir(sys.argv[1]); print(oct(os.stat(sys.argv[1]).st_mode & 0o777))" $D/pyd && rm -r $D/priv $D/privd $D/pub $D/pyd $D/s.txt && ls $D | grep -c tmp'
+# Wide-character stdio (fgetws, fputwc) on stored files, in and out, with
+# a byte that is not UTF-8.
+case_ wide_chars 'cd $D && printf "h\xc3\xa9llo w\xc3\xb6rld\n\xe2\x82\xacuro\n" > u.txt && LC_ALL=C.UTF-8 rev u.txt && LC_ALL=C.UTF-8 rev u.txt > r.txt && md5sum < r.txt && LC_ALL=C.UTF-8 column -t u.txt > col.txt && cat col.txt && printf "ok line\nbad \xff byte\n" > bad.txt; LC_ALL=C.UTF-8 rev bad.txt 2>&1; echo "exit $?"; rm u.txt r.txt col.txt bad.txt'
 case_ fork_python 'python3 - "$D" <<"PY"
 import os, sys
 d = sys.argv[1]

@@ -10,10 +10,14 @@
 // stream over it.
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
+#include <unordered_map>
 #include <vector>
 
 #include "preload/shim.h"
@@ -26,6 +30,8 @@ using namespace sluice::preload;
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
 
+extern "C" void __chk_fail(void) __attribute__((noreturn));
+
 namespace sluice {
 namespace preload {
 namespace {
@@ -36,7 +42,27 @@ struct Cookie {
   int fd;
   bool owns_fd;
   char* buf;
+  FILE* file = nullptr;
+  // Wide characters (see "wide characters" below): conversion states, a
+  // character pushed back by ungetwc, and fwide's orientation.
+  mbstate_t in{}, out{};
+  wint_t back = WEOF;
+  int orient = 0;
 };
+
+// Our streams, for the wide-character calls to find their Cookie.
+std::mutex g_cookies_mu;
+std::unordered_map<FILE*, Cookie*>* g_cookies;  // never destroyed
+
+void NoteCookie(FILE* f, Cookie* k) {
+  std::lock_guard<std::mutex> lock(g_cookies_mu);
+  if (!g_cookies) g_cookies = new std::unordered_map<FILE*, Cookie*>;
+  if (k) {
+    (*g_cookies)[f] = k;
+  } else {
+    g_cookies->erase(f);
+  }
+}
 
 ssize_t CookieRead(void* c, char* buf, size_t n) {
   Cookie* k = static_cast<Cookie*>(c);
@@ -67,6 +93,7 @@ int CookieSeek(void* c, off64_t* off, int whence) {
 
 int CookieClose(void* c) {
   Cookie* k = static_cast<Cookie*>(c);
+  if (k->file) NoteCookie(k->file, nullptr);
   int r = 0;
   if (k->fd >= 0 && k->owns_fd) r = close(k->fd);
   free(k->buf);
@@ -172,6 +199,8 @@ FILE* MakeCookie(int fd, const char* mode, bool owns_fd, Cookie** out) {
     return nullptr;
   }
   f->_fileno = fd;  // fileno() works as on any stream
+  k->file = f;
+  NoteCookie(f, k);
   k->buf = static_cast<char*>(malloc(kStreamBuffer));
   if (k->buf) setvbuf(f, k->buf, _IOFBF, kStreamBuffer);
   if (out) *out = k;
@@ -397,4 +426,270 @@ EXPORT void seekdir(DIR* dir, long loc) {
   SDir* sd = AsOurs(dir);
   if (!sd) return real_seekdir(dir, loc);
   sd->pos = loc < 0 ? 0 : static_cast<size_t>(loc);
+}
+
+// ---- wide characters -------------------------------------------------------
+// glibc gives a cookie stream no wide-character buffers (it marks it so that
+// a wide call on it crashes "predictably"): fgetws on a stored file, as in
+// rev, was a segmentation fault. On our streams the wide calls are done
+// here, on the byte stream, converting with mbrtowc/wcrtomb in the
+// current locale; other streams go to libc. Not done: the wscanf family.
+namespace sluice {
+namespace preload {
+namespace {
+
+// The Cookie of one of our streams, or null. Streams that have wide
+// buffers are not ours, and are not looked up.
+Cookie* WideCookie(FILE* f) {
+  if (f == nullptr || t_inside ||
+      f->_wide_data != reinterpret_cast<struct _IO_wide_data*>(-1L)) {
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(g_cookies_mu);
+  if (!g_cookies) return nullptr;
+  auto it = g_cookies->find(f);
+  return it == g_cookies->end() ? nullptr : it->second;
+}
+
+void Orient(Cookie* k) {
+  if (k->orient == 0) k->orient = 1;
+}
+
+wint_t GetWc(FILE* f, Cookie* k) {
+  Orient(k);
+  if (k->back != WEOF) {
+    wint_t c = k->back;
+    k->back = WEOF;
+    return c;
+  }
+  for (;;) {
+    const int c = getc_unlocked(f);
+    if (c == EOF) {
+      if (!mbsinit(&k->in)) {  // the file ends inside a character
+        k->in = mbstate_t{};
+        errno = EILSEQ;
+      }
+      return WEOF;
+    }
+    const char b = static_cast<char>(c);
+    wchar_t wc;
+    const size_t r = mbrtowc(&wc, &b, 1, &k->in);
+    if (r == static_cast<size_t>(-2)) continue;  // more bytes to come
+    if (r == static_cast<size_t>(-1)) {
+      k->in = mbstate_t{};
+      f->_flags |= _IO_ERR_SEEN;  // ferror(), as glibc's conversion sets it
+      errno = EILSEQ;
+      return WEOF;
+    }
+    return static_cast<wint_t>(wc);
+  }
+}
+
+wint_t PutWc(wchar_t wc, FILE* f, Cookie* k) {
+  Orient(k);
+  char b[MB_LEN_MAX];
+  const size_t n = wcrtomb(b, wc, &k->out);
+  if (n == static_cast<size_t>(-1)) {
+    errno = EILSEQ;
+    return WEOF;
+  }
+  return fwrite_unlocked(b, 1, n, f) == n ? static_cast<wint_t>(wc) : WEOF;
+}
+
+wchar_t* GetWs(wchar_t* ws, int n, FILE* f, Cookie* k) {
+  if (n <= 0) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  // As glibc's fgetws: an error met in this call (not an earlier one)
+  // makes it return null, even after some characters.
+  const int old_error = f->_flags & _IO_ERR_SEEN;
+  f->_flags &= ~_IO_ERR_SEEN;
+  int i = 0;
+  while (i < n - 1) {
+    const wint_t c = GetWc(f, k);
+    if (c == WEOF) break;
+    ws[i++] = static_cast<wchar_t>(c);
+    if (c == L'\n') break;
+  }
+  wchar_t* result = ws;
+  if ((i == 0 && n > 1) || ((f->_flags & _IO_ERR_SEEN) && errno != EAGAIN)) {
+    result = nullptr;
+  } else {
+    ws[i] = L'\0';
+  }
+  f->_flags |= old_error;
+  return result;
+}
+
+int PutWs(const wchar_t* ws, FILE* f, Cookie* k) {
+  for (; *ws; ++ws) {
+    if (PutWc(*ws, f, k) == WEOF) return -1;
+  }
+  return 1;
+}
+
+// vfwprintf: formatted with vswprintf into a buffer that grows until the
+// text fits, then written.
+int PrintW(FILE* f, Cookie* k, const wchar_t* fmt, va_list ap) {
+  std::vector<wchar_t> buf(512);
+  for (;;) {
+    va_list aq;
+    va_copy(aq, ap);
+    const int n = vswprintf(buf.data(), buf.size(), fmt, aq);
+    va_end(aq);
+    if (n >= 0) {
+      flockfile(f);
+      const int r = PutWs(buf.data(), f, k) < 0 ? -1 : n;
+      funlockfile(f);
+      return r;
+    }
+    if (buf.size() >= (size_t{1} << 26)) {  // an encoding error, not length
+      errno = EILSEQ;
+      return -1;
+    }
+    buf.resize(buf.size() * 4);
+  }
+}
+
+// Locked: as the plain calls are; the _unlocked forms skip the lock.
+template <class F>
+auto Locked(FILE* f, F&& fn) {
+  flockfile(f);
+  auto r = fn();
+  funlockfile(f);
+  return r;
+}
+
+}  // namespace
+}  // namespace preload
+}  // namespace sluice
+
+EXPORT wint_t fgetwc(FILE* f) {
+  SLUICE_REAL(fgetwc);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_fgetwc(f);
+  return Locked(f, [&] { return GetWc(f, k); });
+}
+EXPORT wint_t getwc(FILE* f) { return fgetwc(f); }
+EXPORT wint_t getwchar(void) { return fgetwc(stdin); }
+EXPORT wint_t fgetwc_unlocked(FILE* f) {
+  SLUICE_REAL(fgetwc_unlocked);
+  Cookie* k = WideCookie(f);
+  return k ? GetWc(f, k) : real_fgetwc_unlocked(f);
+}
+EXPORT wint_t getwc_unlocked(FILE* f) { return fgetwc_unlocked(f); }
+EXPORT wint_t getwchar_unlocked(void) { return fgetwc_unlocked(stdin); }
+EXPORT wchar_t* fgetws(wchar_t* ws, int n, FILE* f) {
+  SLUICE_REAL(fgetws);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_fgetws(ws, n, f);
+  return Locked(f, [&] { return GetWs(ws, n, f, k); });
+}
+EXPORT wchar_t* fgetws_unlocked(wchar_t* ws, int n, FILE* f) {
+  SLUICE_REAL(fgetws_unlocked);
+  Cookie* k = WideCookie(f);
+  return k ? GetWs(ws, n, f, k) : real_fgetws_unlocked(ws, n, f);
+}
+EXPORT wchar_t* __fgetws_chk(wchar_t* ws, size_t size, int n, FILE* f) {
+  if (n > 0 && static_cast<size_t>(n) > size) __chk_fail();
+  return fgetws(ws, n, f);
+}
+EXPORT wchar_t* __fgetws_unlocked_chk(wchar_t* ws, size_t size, int n,
+                                      FILE* f) {
+  if (n > 0 && static_cast<size_t>(n) > size) __chk_fail();
+  return fgetws_unlocked(ws, n, f);
+}
+EXPORT wint_t ungetwc(wint_t wc, FILE* f) {
+  SLUICE_REAL(ungetwc);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_ungetwc(wc, f);
+  if (wc == WEOF) return WEOF;
+  return Locked(f, [&] {
+    k->back = wc;
+    return wc;
+  });
+}
+EXPORT wint_t fputwc(wchar_t wc, FILE* f) {
+  SLUICE_REAL(fputwc);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_fputwc(wc, f);
+  return Locked(f, [&] { return PutWc(wc, f, k); });
+}
+EXPORT wint_t putwc(wchar_t wc, FILE* f) { return fputwc(wc, f); }
+EXPORT wint_t putwchar(wchar_t wc) { return fputwc(wc, stdout); }
+EXPORT wint_t fputwc_unlocked(wchar_t wc, FILE* f) {
+  SLUICE_REAL(fputwc_unlocked);
+  Cookie* k = WideCookie(f);
+  return k ? PutWc(wc, f, k) : real_fputwc_unlocked(wc, f);
+}
+EXPORT wint_t putwc_unlocked(wchar_t wc, FILE* f) {
+  return fputwc_unlocked(wc, f);
+}
+EXPORT wint_t putwchar_unlocked(wchar_t wc) {
+  return fputwc_unlocked(wc, stdout);
+}
+EXPORT int fputws(const wchar_t* ws, FILE* f) {
+  SLUICE_REAL(fputws);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_fputws(ws, f);
+  return Locked(f, [&] { return PutWs(ws, f, k); });
+}
+EXPORT int fputws_unlocked(const wchar_t* ws, FILE* f) {
+  SLUICE_REAL(fputws_unlocked);
+  Cookie* k = WideCookie(f);
+  return k ? PutWs(ws, f, k) : real_fputws_unlocked(ws, f);
+}
+EXPORT int fwide(FILE* f, int mode) {
+  SLUICE_REAL(fwide);
+  Cookie* k = WideCookie(f);
+  if (!k) return real_fwide(f, mode);
+  return Locked(f, [&] {
+    if (k->orient == 0 && mode != 0) k->orient = mode > 0 ? 1 : -1;
+    return k->orient;
+  });
+}
+EXPORT int vfwprintf(FILE* f, const wchar_t* fmt, va_list ap) {
+  SLUICE_REAL(vfwprintf);
+  Cookie* k = WideCookie(f);
+  return k ? PrintW(f, k, fmt, ap) : real_vfwprintf(f, fmt, ap);
+}
+EXPORT int fwprintf(FILE* f, const wchar_t* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vfwprintf(f, fmt, ap);
+  va_end(ap);
+  return r;
+}
+EXPORT int vwprintf(const wchar_t* fmt, va_list ap) {
+  return vfwprintf(stdout, fmt, ap);
+}
+EXPORT int wprintf(const wchar_t* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vfwprintf(stdout, fmt, ap);
+  va_end(ap);
+  return r;
+}
+// The fortified forms (_FORTIFY_SOURCE): the flag only asks for checks of
+// %n, which these formats pass to vswprintf as they are.
+EXPORT int __vfwprintf_chk(FILE* f, int, const wchar_t* fmt, va_list ap) {
+  return vfwprintf(f, fmt, ap);
+}
+EXPORT int __fwprintf_chk(FILE* f, int, const wchar_t* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vfwprintf(f, fmt, ap);
+  va_end(ap);
+  return r;
+}
+EXPORT int __vwprintf_chk(int, const wchar_t* fmt, va_list ap) {
+  return vfwprintf(stdout, fmt, ap);
+}
+EXPORT int __wprintf_chk(int, const wchar_t* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vfwprintf(stdout, fmt, ap);
+  va_end(ap);
+  return r;
 }
