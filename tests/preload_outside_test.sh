@@ -56,6 +56,8 @@ rm -r d && ls
 seq 3 > s.txt && sed -i s/2/two/ s.txt && cat s.txt   # a temporary file, renamed
 ln -s a.txt l 2> /dev/null || echo "no symbolic link"  # no links are stored,
 ln a.txt hard 2> /dev/null || echo "no hard link"      # nor made beside it
+printf '#!/bin/sh\necho ran\n' > run.sh && chmod +x run.sh
+./run.sh 2> /dev/null || echo "not executed: $?"       # as on a noexec mount
 cd ..
 ln -s "$W/other/a.txt" mnt/l2 2> /dev/null || echo "no symbolic link"
 cat mnt2/keep.txt                     # not ours: its name only starts alike
@@ -91,9 +93,10 @@ two
 3
 no symbolic link
 no hard link
+not executed: 126
 no symbolic link
 sibling, not stored
-['a.txt', 'h.txt', 'p', 's.txt', 't.tar'] sibling, not stored
+['a.txt', 'h.txt', 'p', 'run.sh', 's.txt', 't.tar'] sibling, not stored
 EOF
 # Lines 1-3 are find's (sorted); a directory's stat size is not compared.
 (find_lines=$(sed -n '1,3p' "$work/out" | sort | tr '\n' ' ')

@@ -103,6 +103,22 @@ case_ edit_in_place 'seq 5 > $D/s.txt && sed -i "s/3/three/" $D/s.txt && cat $D/
 # Wide-character stdio (fgetws, fputwc) on stored files, in and out, with
 # a byte that is not UTF-8.
 case_ wide_chars 'cd $D && printf "h\xc3\xa9llo w\xc3\xb6rld\n\xe2\x82\xacuro\n" > u.txt && LC_ALL=C.UTF-8 rev u.txt && LC_ALL=C.UTF-8 rev u.txt > r.txt && md5sum < r.txt && LC_ALL=C.UTF-8 column -t u.txt > col.txt && cat col.txt && printf "ok line\nbad \xff byte\n" > bad.txt; LC_ALL=C.UTF-8 rev bad.txt 2>&1; echo "exit $?"; rm u.txt r.txt col.txt bad.txt'
+# scandir (run-parts; stored files cannot be executed, so only listed) and
+# glob(3) (called from Python through ctypes) walk directories with libc's
+# internal calls.
+case_ scandir_glob 'mkdir $D/rp && printf "#!/bin/sh\necho part one\n" > $D/rp/10-a && printf "#!/bin/sh\necho part two\n" > $D/rp/20-b && touch $D/rp/skip.me && chmod +x $D/rp/10-a $D/rp/20-b && run-parts --list $D/rp && run-parts --test $D/rp && python3 - "$D" <<"PY"
+import ctypes, sys
+class Glob(ctypes.Structure):
+    _fields_ = [("pathc", ctypes.c_size_t), ("pathv", ctypes.POINTER(ctypes.c_char_p)),
+                ("offs", ctypes.c_size_t), ("flags", ctypes.c_int), ("rest", ctypes.c_char * 44)]
+libc = ctypes.CDLL(None)
+for pat in ("/rp/[0-9]*", "/rp/*.me", "/nothing*", "/*/1*"):
+    g = Glob()
+    r = libc.glob((sys.argv[1] + pat).encode(), 0, None, ctypes.byref(g))
+    print(pat, r, sorted(g.pathv[i].decode().replace(sys.argv[1], "D") for i in range(g.pathc)))
+    libc.globfree(ctypes.byref(g))
+PY
+rm -r $D/rp'
 case_ fork_python 'python3 - "$D" <<"PY"
 import os, sys
 d = sys.argv[1]

@@ -1128,23 +1128,38 @@ EXPORT pid_t vfork(void) {
   // valid vfork, and runs the fork handlers that release the store.
   return fork();
 }
+// A stored file cannot be executed: the kernel loads programs (and reads
+// scripts' #! lines) from real files. Refused as on a noexec mount (EACCES)
+// rather than passed to the kernel, which would say ENOENT of a path that
+// stat finds. A bare name is searched in PATH, not here.
+namespace {
+bool StoredProgram(const char* file) {
+  std::string p;
+  return !t_inside && file && strchr(file, '/') && Resolve(file, &p);
+}
+}  // namespace
+
 EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   SLUICE_REAL(execve);
+  if (StoredProgram(path)) return FailErrno(EACCES);
   if (!t_inside) Release();
   return real_execve(path, argv, envp);
 }
 EXPORT int execv(const char* path, char* const argv[]) {
   SLUICE_REAL(execv);
+  if (StoredProgram(path)) return FailErrno(EACCES);
   if (!t_inside) Release();
   return real_execv(path, argv);
 }
 EXPORT int execvp(const char* file, char* const argv[]) {
   SLUICE_REAL(execvp);
+  if (StoredProgram(file)) return FailErrno(EACCES);
   if (!t_inside) Release();
   return real_execvp(file, argv);
 }
 EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   SLUICE_REAL(execvpe);
+  if (StoredProgram(file)) return FailErrno(EACCES);
   if (!t_inside) Release();
   return real_execvpe(file, argv, envp);
 }
@@ -1188,6 +1203,7 @@ EXPORT int posix_spawn(pid_t* pid, const char* path,
                        const posix_spawnattr_t* attr, char* const argv[],
                        char* const envp[]) {
   SLUICE_REAL(posix_spawn);
+  if (StoredProgram(path)) return EACCES;
   if (!t_inside) Release();
   return real_posix_spawn(pid, path, fa, attr, argv, envp);
 }
@@ -1196,6 +1212,7 @@ EXPORT int posix_spawnp(pid_t* pid, const char* file,
                         const posix_spawnattr_t* attr, char* const argv[],
                         char* const envp[]) {
   SLUICE_REAL(posix_spawnp);
+  if (StoredProgram(file)) return EACCES;
   if (!t_inside) Release();
   return real_posix_spawnp(pid, file, fa, attr, argv, envp);
 }

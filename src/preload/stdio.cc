@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <glob.h>
 #include <wchar.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -426,6 +428,141 @@ EXPORT void seekdir(DIR* dir, long loc) {
   SDir* sd = AsOurs(dir);
   if (!sd) return real_seekdir(dir, loc);
   sd->pos = loc < 0 ? 0 : static_cast<size_t>(loc);
+}
+
+// ---- scandir and glob: libc walks the directory with its internal calls ----
+namespace {
+
+// scandir over our directory stream: `dir` relative to dirfd.
+template <class Dirent, class Readdir>
+int ScanOurs(int dirfd, const char* dir, Dirent*** list,
+             int (*filter)(const Dirent*),
+             int (*compar)(const Dirent**, const Dirent**), Readdir next) {
+  int fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    const int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  std::vector<Dirent*> v;
+  bool failed = false;
+  errno = 0;
+  while (Dirent* e = next(d)) {
+    if (filter && !filter(e)) continue;
+    auto* copy = static_cast<Dirent*>(malloc(sizeof(Dirent)));
+    if (!copy) {
+      failed = true;
+      break;
+    }
+    memcpy(copy, e, sizeof(Dirent));
+    v.push_back(copy);
+  }
+  const int e = failed ? ENOMEM : errno;
+  closedir(d);
+  Dirent** out = failed ? nullptr
+                        : static_cast<Dirent**>(malloc(
+                              std::max<size_t>(v.size(), 1) * sizeof(Dirent*)));
+  if (!out || e != 0) {
+    for (Dirent* x : v) free(x);
+    free(out);
+    errno = out ? e : ENOMEM;
+    return -1;
+  }
+  if (compar) {
+    std::sort(v.begin(), v.end(), [compar](const Dirent* a, const Dirent* b) {
+      return compar(const_cast<const Dirent**>(&a),
+                    const_cast<const Dirent**>(&b)) < 0;
+    });
+  }
+  std::copy(v.begin(), v.end(), out);
+  *list = out;
+  return static_cast<int>(v.size());
+}
+
+}  // namespace
+
+EXPORT int scandirat(int dirfd, const char* dir, struct dirent*** list,
+                     int (*filter)(const struct dirent*),
+                     int (*compar)(const struct dirent**,
+                                   const struct dirent**)) {
+  SLUICE_REAL(scandirat);
+  std::string p;
+  if (!Resolve(dirfd, dir, &p)) return real_scandirat(dirfd, dir, list, filter, compar);
+  return ScanOurs(dirfd, dir, list, filter, compar, readdir);
+}
+EXPORT int scandir(const char* dir, struct dirent*** list,
+                   int (*filter)(const struct dirent*),
+                   int (*compar)(const struct dirent**, const struct dirent**)) {
+  SLUICE_REAL(scandir);
+  std::string p;
+  if (!Resolve(dir, &p)) return real_scandir(dir, list, filter, compar);
+  return ScanOurs(AT_FDCWD, dir, list, filter, compar, readdir);
+}
+EXPORT int scandirat64(int dirfd, const char* dir, struct dirent64*** list,
+                       int (*filter)(const struct dirent64*),
+                       int (*compar)(const struct dirent64**,
+                                     const struct dirent64**)) {
+  SLUICE_REAL(scandirat64);
+  std::string p;
+  if (!Resolve(dirfd, dir, &p)) {
+    return real_scandirat64(dirfd, dir, list, filter, compar);
+  }
+  return ScanOurs(dirfd, dir, list, filter, compar, readdir64);
+}
+EXPORT int scandir64(const char* dir, struct dirent64*** list,
+                     int (*filter)(const struct dirent64*),
+                     int (*compar)(const struct dirent64**,
+                                   const struct dirent64**)) {
+  SLUICE_REAL(scandir64);
+  std::string p;
+  if (!Resolve(dir, &p)) return real_scandir64(dir, list, filter, compar);
+  return ScanOurs(AT_FDCWD, dir, list, filter, compar, readdir64);
+}
+
+// glob: a pattern under the mount is expanded by libc's glob through our
+// directory calls (GLOB_ALTDIRFUNC); others go to libc as they are.
+namespace {
+void* GlobOpendir(const char* path) { return opendir(path); }
+void GlobClosedir(void* d) { closedir(static_cast<DIR*>(d)); }
+}  // namespace
+EXPORT int glob(const char* pattern, int flags,
+                int (*errfunc)(const char*, int), glob_t* g) {
+  SLUICE_REAL(glob);
+  std::string p;
+  if (!pattern || !Resolve(pattern, &p) || (flags & GLOB_ALTDIRFUNC)) {
+    return real_glob(pattern, flags, errfunc, g);
+  }
+  g->gl_opendir = GlobOpendir;
+  g->gl_readdir = [](void* d) -> struct dirent* {
+    return readdir(static_cast<DIR*>(d));
+  };
+  g->gl_closedir = GlobClosedir;
+  g->gl_stat = [](const char* path, struct stat* st) { return stat(path, st); };
+  g->gl_lstat = [](const char* path, struct stat* st) { return lstat(path, st); };
+  const int r = real_glob(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
+  g->gl_flags &= ~GLOB_ALTDIRFUNC;
+  return r;
+}
+EXPORT int glob64(const char* pattern, int flags,
+                  int (*errfunc)(const char*, int), glob64_t* g) {
+  SLUICE_REAL(glob64);
+  std::string p;
+  if (!pattern || !Resolve(pattern, &p) || (flags & GLOB_ALTDIRFUNC)) {
+    return real_glob64(pattern, flags, errfunc, g);
+  }
+  g->gl_opendir = GlobOpendir;
+  g->gl_readdir = [](void* d) -> struct dirent64* {
+    return readdir64(static_cast<DIR*>(d));
+  };
+  g->gl_closedir = GlobClosedir;
+  g->gl_stat = [](const char* path, struct stat64* st) { return stat64(path, st); };
+  g->gl_lstat = [](const char* path, struct stat64* st) { return lstat64(path, st); };
+  const int r = real_glob64(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
+  g->gl_flags &= ~GLOB_ALTDIRFUNC;
+  return r;
 }
 
 // ---- wide characters -------------------------------------------------------
