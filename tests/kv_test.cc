@@ -406,6 +406,50 @@ TEST_P(KVTest, SecondWriterProcessIsBusyAndNamed) {
   ASSERT_OK(Store::Open(Options(), path_, &store_));
 }
 
+// snapshot_reads: a reader of a RocksDB store opens it while a writer has
+// it, sees what was durable when it opened, takes no lock (a writer then
+// opens beside it); LevelDB stores stay Busy, as LevelDB cannot be read
+// while written.
+TEST_P(KVTest, SnapshotReaderOpensAStoreAWriterHolds) {
+  ASSERT_OK(store_->Put("before", "kept"));
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  const bool rocksdb = Options().backend == BackendKind::kRocksDB;
+  StoreOptions snap = Options();
+  snap.read_only = true;
+  snap.snapshot_reads = true;
+  std::unique_ptr<Store> reader;
+  {
+    test::Child holder({KV_HELPER, "hold", path_, GetParam().options});
+    ASSERT_EQ(holder.ReadLine(), "ready");
+    Status s = Store::Open(snap, path_, &reader);
+    if (rocksdb) {
+      ASSERT_OK(s);
+      std::string v;
+      ASSERT_OK(reader->Get("before", &v));
+      EXPECT_EQ(v, "kept");
+    } else {
+      EXPECT_EQ(s.code(), Code::kBusy) << s.ToString();
+    }
+    // Without snapshot_reads, a reader still waits for the writer.
+    StoreOptions ro = Options();
+    ro.read_only = true;
+    std::unique_ptr<Store> plain_reader;
+    EXPECT_EQ(Store::Open(ro, path_, &plain_reader).code(), Code::kBusy);
+    EXPECT_EQ(holder.Wait(), 0);
+  }
+  if (!rocksdb) return;
+  // The snapshot reader holds no lock: a writer opens while it is open,
+  // and the reader keeps its view.
+  ASSERT_OK(Store::Open(Options(), path_, &store_));
+  ASSERT_OK(store_->Put("after", "new"));
+  ASSERT_OK(store_->WriteBarrier());
+  std::string v;
+  ASSERT_OK(reader->Get("before", &v));
+  EXPECT_TRUE(reader->Get("after", &v).IsNotFound());
+  ASSERT_OK(reader->Close());
+}
+
 TEST_P(KVTest, ReadOnlyRejectsUpdatesAndReads) {
   ASSERT_OK(store_->Put("r", "value"));
   ASSERT_OK(store_->Close());

@@ -119,6 +119,9 @@ for pat in ("/rp/[0-9]*", "/rp/*.me", "/nothing*", "/*/1*"):
     libc.globfree(ctypes.byref(g))
 PY
 rm -r $D/rp'
+# Pipelines with a stored reader and a stored writer at once, and a shell
+# that opens stored files on descriptors of its choosing (exec 5< f).
+case_ pipelines 'seq 1 20000 > $D/p.txt; cat $D/p.txt | tee $D/q.txt | wc -l; tac $D/p.txt | tee -a $D/q.txt > /dev/null; wc -l < $D/q.txt; md5sum < $D/q.txt; cat $D/p.txt | while read x; do echo "n$x"; done > $D/r.txt; tail -1 $D/r.txt; exec 5< $D/r.txt; read -u 5 l; echo "read $l"; exec 5<&-; exec 3> $D/s.txt; echo three >&3; exec 3>&-; cat $D/s.txt; rm $D/p.txt $D/q.txt $D/r.txt $D/s.txt'
 case_ fork_python 'python3 - "$D" <<"PY"
 import os, sys
 d = sys.argv[1]

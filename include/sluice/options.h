@@ -104,6 +104,17 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: false.
   bool read_only = false;
 
+  // With read_only, on a RocksDB store: open it even while a writer has it
+  // open, and take no lock (so the writer does not wait for this reader
+  // either). The reader sees the store as the writer had last made it
+  // durable (its last barrier or close) when the reader opened it; what
+  // the writer does later is not seen. For tools that read finished files
+  // while another process writes others (a shell pipeline); a restart that
+  // must see complete checkpoints keeps this off and waits for the writers.
+  // LevelDB stores lock as without it (LevelDB cannot be read while written).
+  // Default: false.
+  bool snapshot_reads = false;
+
   // Write-ahead log. Off, an update lives only in memory until the next
   // write barrier; a crash before it loses the updates since the last
   // barrier (the checkpoint is then incomplete, never half-read). On, every

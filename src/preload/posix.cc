@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -230,11 +231,47 @@ int Change(F&& fn) {
   return s.ok() ? 0 : Fail(s);
 }
 
+// The storage engine's own files (its opens on our thread, and any open
+// under the data root, as its background threads make) are moved to high
+// descriptor numbers. The program owns the low ones: a shell's `exec 5<f`
+// opens f (and with it the store, whose files took 3, 4, 5, ...) and then
+// dup2s f's descriptor onto 5, which closed an engine file under the
+// engine, which then read the placeholder in its place.
+int EngineFdBase() {
+  static const int base = [] {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    const rlim_t soft = rl.rlim_cur;
+    if (soft == RLIM_INFINITY || soft >= 2048) return 1024;
+    return soft >= 128 ? static_cast<int>(soft / 2) : -1;
+  }();
+  return base;
+}
+bool UnderDataRoot(int dirfd, const char* path) {
+  if (!path || path[0] != '/' || !Active()) return false;
+  const std::string& root = DataRoot();
+  return strncmp(path, root.c_str(), root.size()) == 0 &&
+         (path[root.size()] == '/' || path[root.size()] == 0);
+}
+int MoveHigh(int fd) {
+  const int base = EngineFdBase();
+  if (fd < 0 || base < 0 || fd >= base) return fd;
+  SLUICE_REAL(fcntl);
+  SLUICE_REAL(close);
+  const int fdflags = real_fcntl(fd, F_GETFD);
+  const int high = real_fcntl(fd, (fdflags >= 0 && (fdflags & FD_CLOEXEC))
+                                      ? F_DUPFD_CLOEXEC : F_DUPFD, base);
+  if (high < 0) return fd;  // none free up there: keep it where it is
+  real_close(fd);
+  return high;
+}
+
 int DoOpen(int dirfd, const char* path, int flags, mode_t mode) {
   SLUICE_REAL(openat);
   std::string p;
   if (!Resolve(dirfd, path, &p)) {
     int r = real_openat(dirfd, path, flags, mode);
+    if (r >= 0 && (t_inside || UnderDataRoot(dirfd, path))) r = MoveHigh(r);
     ClearStale(r);
     return r;
   }

@@ -128,6 +128,16 @@ bool ParseConfigInner();
 // setting is said once on stderr; once the mount prefix is known, every call
 // under it then fails with that error (EINVAL), rather than pass through and
 // leave the program's files in the plain directory under the mount point.
+// SLUICE_WRITER, else the MPI rank; null when neither is set.
+const char* WriterNumberVar() {
+  const char* w = getenv("SLUICE_WRITER");
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (!w) w = getenv(v);
+  }
+  return w;
+}
+bool HasWriterNumber() { return WriterNumberVar() != nullptr; }
+
 bool ParseConfig() {
   if (!ParseConfigInner()) return false;
   if (!S->cfg.error.empty() && !S->cfg.prefix.empty()) S->cfg.active = true;
@@ -175,6 +185,11 @@ bool ParseConfigInner() {
   // waited through those reads (stored cp of 1 GiB: 3.4-3.9 s; with a lead
   // of 64-128 MiB, 1.6-3.2 s, plain 2.3-3.1 s).
   S->cfg.options.store.vlog_write_buffers = 8;
+  // A process without a writer number (a shell's tools) reads stores
+  // another process is writing, as that writer last closed its files:
+  // `cat a | tee b` in one store. Ranks (and SLUICE_MERGED_READS restarts)
+  // wait for the writers instead, to see complete checkpoints.
+  S->cfg.options.store.snapshot_reads = !HasWriterNumber();
   if (const char* o = getenv("SLUICE_OPTIONS")) {
     Status s = S->cfg.options.SetAll(o);
     if (!s.ok()) {
@@ -189,10 +204,7 @@ bool ParseConfigInner() {
       return true;
     }
   }
-  const char* w = getenv("SLUICE_WRITER");
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    if (!w) w = getenv(v);
-  }
+  const char* w = WriterNumberVar();
   if (w) {
     char* end;
     long v = strtol(w, &end, 10);
@@ -385,6 +397,7 @@ void NoteUmask(mode_t mask) {
   g_umask.store(mask & 0777, std::memory_order_relaxed);
 }
 const std::string& DataRoot() { return S->cfg.root; }
+bool Active() { return S != nullptr && S->cfg.active; }
 
 // ---- paths -----------------------------------------------------------------
 namespace {

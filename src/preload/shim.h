@@ -150,6 +150,9 @@ Status StatDescLocked(Desc* d, FileInfo* fi);
 
 // The root directory of the data (SLUICE_ROOT), for statvfs.
 const std::string& DataRoot();
+// True when the interposer is set up for a mount (SLUICE_MOUNT and a usable
+// configuration); DataRoot() is then set.
+bool Active();
 // The current directory when it is inside the mount ("" otherwise).
 std::string VirtualCwd();
 void SetVirtualCwd(const std::string& path);

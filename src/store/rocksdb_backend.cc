@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
@@ -360,6 +361,18 @@ class RocksDBBackend : public Backend {
     rocksdb::Status s =
         options_.read_only ? rocksdb::DB::OpenForReadOnly(o, dir_, &db)
                            : rocksdb::DB::Open(o, dir_, &db);
+    // A snapshot reader may race the writer's own housekeeping: a MANIFEST
+    // replaced or a table file deleted between reading the file list and
+    // opening the file. The next attempt reads the new list.
+    for (int retry = 0; !s.ok() && options_.read_only &&
+                        options_.snapshot_reads && retry < 20 &&
+                        (s.IsIOError() || s.IsPathNotFound() ||
+                         s.IsNotFound() || s.IsCorruption());
+         ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      db = nullptr;
+      s = rocksdb::DB::OpenForReadOnly(o, dir_, &db);
+    }
     db_.reset(db);
     return FromRocks(s, "open", dir_);
   }

@@ -557,7 +557,10 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   bool create = false;
   if (s.ok()) s = Locate(options, path, &create);
   auto lock = std::make_unique<StoreLock>();
-  if (s.ok()) s = lock->Acquire(path, !options.read_only);
+  // A snapshot reader takes no lock, on a store whose backend can be read
+  // while it is written (decided once the header is read, below).
+  const bool snapshot = options.read_only && options.snapshot_reads;
+  if (s.ok() && !snapshot) s = lock->Acquire(path, !options.read_only);
   StoreHeader header;
   if (s.ok() && create) {
     header.backend = options.backend == BackendKind::kDefault
@@ -589,6 +592,9 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
           LayoutName(header.layout) + "; it cannot be opened with layout=" +
           LayoutName(options.layout));
     }
+  }
+  if (s.ok() && snapshot && header.backend != BackendKind::kRocksDB) {
+    s = lock->Acquire(path, false);  // LevelDB cannot be read while written
   }
   const std::string backend_dir =
       posix::JoinPath(path, BackendName(header.backend));

@@ -180,6 +180,9 @@ const std::vector<Field>& Fields() {
                  "vlog: write buffers (write_buffer_size / 2 each)"),
       SLUICE_BOOL(create_if_missing, "create the store if it does not exist"),
       SLUICE_BOOL(read_only, "open for reading only (shared lock)"),
+      SLUICE_BOOL(snapshot_reads,
+                  "read_only: open a RocksDB store another process writes, "
+                  "as of its last barrier, without a lock"),
       SLUICE_BOOL(wal, "write-ahead log"),
       SLUICE_BOOL(sync_writes, "fsync the log on every update (needs wal)"),
       SLUICE_BOOL(compression, "compress data blocks"),
