@@ -519,14 +519,18 @@ Status View(bool write, FileSystem** fs) {
   if (S->fs) ReleaseLocked();  // reader to writer: files reattach on next use
   Inside inside;
   const int who = write ? S->cfg.writer : FileSystem::kReader;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(S->cfg.lock_wait);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline =
+      start + std::chrono::duration<double>(S->cfg.lock_wait);
   Status s;
   bool said = false;
   for (;;) {
     s = FileSystem::Open(S->cfg.options, S->cfg.root, who, &S->fs);
-    if (!s.IsBusy() || std::chrono::steady_clock::now() >= deadline) break;
-    if (!said && S->cfg.lock_wait >= 2) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!s.IsBusy() || now >= deadline) break;
+    // Said once the wait is more than a moment's (xargs -P, a pipeline
+    // of two writers), not for every short one.
+    if (!said && S->cfg.lock_wait >= 2 && now - start >= std::chrono::seconds(1)) {
       Say("waiting up to " + std::to_string(static_cast<int>(S->cfg.lock_wait)) +
           " s (SLUICE_LOCK_WAIT) for " + s.message());
       said = true;
