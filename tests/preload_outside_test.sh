@@ -66,6 +66,12 @@ import os
 os.makedirs("mnt/p/q"); open("mnt/p/q/f", "w").write("x")
 print(sorted(os.listdir("mnt")), open("mnt2/keep.txt").read().strip())
 for root, dirs, files in os.walk("mnt"): pass
+import mmap
+with open("mnt/p/q/f", "r+b") as f:
+    try:
+        mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE)
+    except OSError as e:
+        print("shared writable mapping refused:", e.errno)
 '
 EOF
 
@@ -97,6 +103,7 @@ not executed: 126
 no symbolic link
 sibling, not stored
 ['a.txt', 'h.txt', 'p', 'run.sh', 's.txt', 't.tar'] sibling, not stored
+shared writable mapping refused: 19
 EOF
 # Lines 1-3 are find's (sorted); a directory's stat size is not compared.
 (find_lines=$(sed -n '1,3p' "$work/out" | sort | tr '\n' ' ')

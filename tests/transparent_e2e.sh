@@ -122,6 +122,25 @@ rm -r $D/rp'
 # Pipelines with a stored reader and a stored writer at once, and a shell
 # that opens stored files on descriptors of its choosing (exec 5< f).
 case_ pipelines 'seq 1 20000 > $D/p.txt; cat $D/p.txt | tee $D/q.txt | wc -l; tac $D/p.txt | tee -a $D/q.txt > /dev/null; wc -l < $D/q.txt; md5sum < $D/q.txt; cat $D/p.txt | while read x; do echo "n$x"; done > $D/r.txt; tail -1 $D/r.txt; exec 5< $D/r.txt; read -u 5 l; echo "read $l"; exec 5<&-; exec 3> $D/s.txt; echo three >&3; exec 3>&-; cat $D/s.txt; rm $D/p.txt $D/q.txt $D/r.txt $D/s.txt'
+# Read-only and private mappings of stored files (copies made at mmap):
+# Python's mmap, NumPy's mmap_mode, and git, which maps what it reads.
+case_ mmap_reads 'python3 - "$D" <<"PY"
+import mmap, os, sys
+import numpy as np
+d = sys.argv[1]
+with open(os.path.join(d, "m.bin"), "wb") as f:
+    f.write(bytes(range(256)) * 40)
+with open(os.path.join(d, "m.bin"), "rb") as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    print(len(m), m[:4], m[5000:5004], m.find(b"\xfe\xff\x00"))
+    c = mmap.mmap(f.fileno(), 4096, access=mmap.ACCESS_COPY, offset=4096)
+    c[0:2] = b"zz"; print(c[:3])
+print(open(os.path.join(d, "m.bin"), "rb").read(4096 + 3)[-3:])
+np.save(os.path.join(d, "a.npy"), np.arange(1000.0))
+print(np.load(os.path.join(d, "a.npy"), mmap_mode="r")[10:13], np.load(os.path.join(d, "a.npy"), mmap_mode="c").sum())
+os.remove(os.path.join(d, "m.bin")); os.remove(os.path.join(d, "a.npy"))
+PY
+cd $D && git init -q repo && cd repo && seq 5 > f && git add f && git -c user.email=a@b -c user.name=n commit -qm first && echo 6 >> f && git -c user.email=a@b -c user.name=n commit -qam second && git log --format=%s && git show HEAD~1:f | tail -1 && git diff HEAD~1 --stat | tail -1 && git status --short && cd .. && rm -rf repo'
 case_ fork_python 'python3 - "$D" <<"PY"
 import os, sys
 d = sys.argv[1]

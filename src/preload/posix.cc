@@ -517,11 +517,50 @@ EXPORT int ioctl(int fd, unsigned long req, ...) {
 EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd,
                   off_t off) {
   SLUICE_REAL(mmap);
-  if (fd >= 0 && Ours(fd)) {
-    errno = ENODEV;  // stored files have no pages to map
+  if (fd < 0 || (flags & MAP_ANONYMOUS) || !Ours(fd)) {
+    return real_mmap(addr, len, prot, flags, fd, off);
+  }
+  // Stored files have no pages of their own. A mapping that only reads
+  // them, or writes privately (copy-on-write), is a copy of the bytes made
+  // now, in anonymous memory: git's and NumPy's reads work; what the file
+  // becomes later is not seen through it. A shared writable mapping would
+  // have to carry its writes to the store: refused (ENODEV).
+  const int type = flags & MAP_TYPE;
+  if (type != MAP_PRIVATE && (prot & PROT_WRITE)) {
+    errno = ENODEV;
     return MAP_FAILED;
   }
-  return real_mmap(addr, len, prot, flags, fd, off);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (len == 0 || off < 0 || (page > 0 && off % page != 0)) {
+    errno = EINVAL;
+    return MAP_FAILED;
+  }
+  const int keep = MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_NORESERVE |
+                   MAP_POPULATE | MAP_LOCKED;
+  void* p = real_mmap(addr, len, PROT_READ | PROT_WRITE,
+                      (flags & keep) | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return p;
+  size_t done = 0;
+  while (done < len) {  // beyond the end of the file the copy stays zero
+    ssize_t r = pread(fd, static_cast<char*>(p) + done, len - done,
+                      off + static_cast<off_t>(done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      const int e = errno;
+      munmap(p, len);
+      errno = e;
+      return MAP_FAILED;
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  if (prot != (PROT_READ | PROT_WRITE) && mprotect(p, len, prot) != 0) {
+    const int e = errno;
+    munmap(p, len);
+    errno = e;
+    return MAP_FAILED;
+  }
+  return p;
 }
 EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd,
                     off64_t off) {
