@@ -66,6 +66,12 @@ class KVTest : public ::testing::TestWithParam<Config> {
     store_.reset();
     OpenStore(&store_);
   }
+  // Closes the store and opens it again with `o`.
+  void ReopenWith(const StoreOptions& o) {
+    if (store_) ASSERT_OK(store_->Close());
+    store_.reset();
+    ASSERT_OK(Store::Open(o, path_, &store_));
+  }
   void SetUp() override {
     path_ = dir_.Sub("store");
     OpenStore(&store_);
@@ -329,9 +335,7 @@ TEST_P(KVTest, ManyFlushesDoNotStall) {
   // with compaction off, writes must still go on.
   StoreOptions o = Options();
   o.write_buffer_size = 256u << 10;
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  ASSERT_OK(Store::Open(o, path_, &store_));
+  ReopenWith(o);
   const std::string v = Pattern(9, 256u << 10);
   for (int i = 0; i < 60; ++i) {
     ASSERT_OK(store_->Put("f" + std::to_string(i), v));
@@ -497,9 +501,7 @@ std::vector<std::string> ThreadNames() {
 TEST_P(KVTest, ClosedStoreLeavesNoThreadsAndAForkedChildUsesIt) {
   StoreOptions o = Options();
   o.write_buffer_size = 64u << 10;  // background flushes (and compactions)
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  ASSERT_OK(Store::Open(o, path_, &store_));
+  ReopenWith(o);
   // Barriers in between: a store that buffers updates writes a batch at
   // each, and the batches fill several memtables.
   const std::string v = Pattern(5, 32u << 10);

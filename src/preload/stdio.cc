@@ -433,11 +433,15 @@ EXPORT void seekdir(DIR* dir, long loc) {
 // ---- scandir and glob: libc walks the directory with its internal calls ----
 namespace {
 
-// scandir over our directory stream: `dir` relative to dirfd.
-template <class Dirent, class Readdir>
-int ScanOurs(int dirfd, const char* dir, Dirent*** list,
-             int (*filter)(const Dirent*),
-             int (*compar)(const Dirent**, const Dirent**), Readdir next) {
+// scandir over our directory stream when `dir` (relative to dirfd) is
+// under the mount; else libc's (`real`).
+template <class Dirent, class Readdir, class Real>
+int ScanThrough(int dirfd, const char* dir, Dirent*** list,
+                int (*filter)(const Dirent*),
+                int (*compar)(const Dirent**, const Dirent**), Readdir next,
+                Real real) {
+  std::string p;
+  if (!Resolve(dirfd, dir, &p)) return real();
   int fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return -1;
   DIR* d = fdopendir(fd);
@@ -489,80 +493,68 @@ EXPORT int scandirat(int dirfd, const char* dir, struct dirent*** list,
                      int (*compar)(const struct dirent**,
                                    const struct dirent**)) {
   SLUICE_REAL(scandirat);
-  std::string p;
-  if (!Resolve(dirfd, dir, &p)) return real_scandirat(dirfd, dir, list, filter, compar);
-  return ScanOurs(dirfd, dir, list, filter, compar, readdir);
+  return ScanThrough(dirfd, dir, list, filter, compar, readdir, [&] {
+    return real_scandirat(dirfd, dir, list, filter, compar);
+  });
 }
 EXPORT int scandir(const char* dir, struct dirent*** list,
                    int (*filter)(const struct dirent*),
                    int (*compar)(const struct dirent**, const struct dirent**)) {
   SLUICE_REAL(scandir);
-  std::string p;
-  if (!Resolve(dir, &p)) return real_scandir(dir, list, filter, compar);
-  return ScanOurs(AT_FDCWD, dir, list, filter, compar, readdir);
+  return ScanThrough(AT_FDCWD, dir, list, filter, compar, readdir,
+                     [&] { return real_scandir(dir, list, filter, compar); });
 }
 EXPORT int scandirat64(int dirfd, const char* dir, struct dirent64*** list,
                        int (*filter)(const struct dirent64*),
                        int (*compar)(const struct dirent64**,
                                      const struct dirent64**)) {
   SLUICE_REAL(scandirat64);
-  std::string p;
-  if (!Resolve(dirfd, dir, &p)) {
+  return ScanThrough(dirfd, dir, list, filter, compar, readdir64, [&] {
     return real_scandirat64(dirfd, dir, list, filter, compar);
-  }
-  return ScanOurs(dirfd, dir, list, filter, compar, readdir64);
+  });
 }
 EXPORT int scandir64(const char* dir, struct dirent64*** list,
                      int (*filter)(const struct dirent64*),
                      int (*compar)(const struct dirent64**,
                                    const struct dirent64**)) {
   SLUICE_REAL(scandir64);
-  std::string p;
-  if (!Resolve(dir, &p)) return real_scandir64(dir, list, filter, compar);
-  return ScanOurs(AT_FDCWD, dir, list, filter, compar, readdir64);
+  return ScanThrough(AT_FDCWD, dir, list, filter, compar, readdir64,
+                     [&] { return real_scandir64(dir, list, filter, compar); });
 }
 
 // glob: a pattern under the mount is expanded by libc's glob through our
 // directory calls (GLOB_ALTDIRFUNC); others go to libc as they are.
 namespace {
-void* GlobOpendir(const char* path) { return opendir(path); }
-void GlobClosedir(void* d) { closedir(static_cast<DIR*>(d)); }
+template <class Glob, class Dirent, class Stat, Dirent* (*Readdir)(DIR*),
+          int (*StatF)(const char*, Stat*), int (*LstatF)(const char*, Stat*),
+          class Real>
+int GlobThrough(Real real, const char* pattern, int flags,
+                int (*errfunc)(const char*, int), Glob* g) {
+  std::string p;
+  if (!pattern || !Resolve(pattern, &p) || (flags & GLOB_ALTDIRFUNC)) {
+    return real(pattern, flags, errfunc, g);
+  }
+  g->gl_opendir = [](const char* path) -> void* { return opendir(path); };
+  g->gl_readdir = [](void* d) { return Readdir(static_cast<DIR*>(d)); };
+  g->gl_closedir = [](void* d) { closedir(static_cast<DIR*>(d)); };
+  g->gl_stat = StatF;
+  g->gl_lstat = LstatF;
+  const int r = real(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
+  g->gl_flags &= ~GLOB_ALTDIRFUNC;
+  return r;
+}
 }  // namespace
 EXPORT int glob(const char* pattern, int flags,
                 int (*errfunc)(const char*, int), glob_t* g) {
   SLUICE_REAL(glob);
-  std::string p;
-  if (!pattern || !Resolve(pattern, &p) || (flags & GLOB_ALTDIRFUNC)) {
-    return real_glob(pattern, flags, errfunc, g);
-  }
-  g->gl_opendir = GlobOpendir;
-  g->gl_readdir = [](void* d) -> struct dirent* {
-    return readdir(static_cast<DIR*>(d));
-  };
-  g->gl_closedir = GlobClosedir;
-  g->gl_stat = [](const char* path, struct stat* st) { return stat(path, st); };
-  g->gl_lstat = [](const char* path, struct stat* st) { return lstat(path, st); };
-  const int r = real_glob(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
-  g->gl_flags &= ~GLOB_ALTDIRFUNC;
-  return r;
+  return GlobThrough<glob_t, struct dirent, struct stat, readdir, stat, lstat>(
+      real_glob, pattern, flags, errfunc, g);
 }
 EXPORT int glob64(const char* pattern, int flags,
                   int (*errfunc)(const char*, int), glob64_t* g) {
   SLUICE_REAL(glob64);
-  std::string p;
-  if (!pattern || !Resolve(pattern, &p) || (flags & GLOB_ALTDIRFUNC)) {
-    return real_glob64(pattern, flags, errfunc, g);
-  }
-  g->gl_opendir = GlobOpendir;
-  g->gl_readdir = [](void* d) -> struct dirent64* {
-    return readdir64(static_cast<DIR*>(d));
-  };
-  g->gl_closedir = GlobClosedir;
-  g->gl_stat = [](const char* path, struct stat64* st) { return stat64(path, st); };
-  g->gl_lstat = [](const char* path, struct stat64* st) { return lstat64(path, st); };
-  const int r = real_glob64(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
-  g->gl_flags &= ~GLOB_ALTDIRFUNC;
-  return r;
+  return GlobThrough<glob64_t, struct dirent64, struct stat64, readdir64,
+                     stat64, lstat64>(real_glob64, pattern, flags, errfunc, g);
 }
 
 // ---- wide characters -------------------------------------------------------
