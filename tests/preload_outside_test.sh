@@ -58,6 +58,7 @@ ln -s a.txt l 2> /dev/null || echo "no symbolic link"  # no links are stored,
 ln a.txt hard 2> /dev/null || echo "no hard link"      # nor made beside it
 printf '#!/bin/sh\necho ran\n' > run.sh && chmod +x run.sh
 ./run.sh 2> /dev/null || echo "not executed: $?"       # as on a noexec mount
+mkfifo fifo 2> /dev/null || echo "no fifo"              # no special files
 cd ..
 ln -s "$W/other/a.txt" mnt/l2 2> /dev/null || echo "no symbolic link"
 cat mnt2/keep.txt                     # not ours: its name only starts alike
@@ -100,6 +101,7 @@ two
 no symbolic link
 no hard link
 not executed: 126
+no fifo
 no symbolic link
 sibling, not stored
 ['a.txt', 'h.txt', 'p', 'run.sh', 's.txt', 't.tar'] sibling, not stored

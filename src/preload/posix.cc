@@ -995,6 +995,44 @@ EXPORT int symlinkat(const char* target, int dirfd, const char* path) {
   return FailErrno(EPERM);
 }
 
+// Special files (FIFOs, devices, sockets) are not stored: mknod and mkfifo
+// under the mount fail with EPERM, as on a file system without them, and
+// make nothing in the real directory; mknod of a regular file makes an
+// empty one.
+namespace {
+int DoMknod(int dirfd, const char* path, mode_t mode, bool* ours) {
+  std::string p;
+  *ours = Resolve(dirfd, path, &p);
+  if (!*ours) return 0;
+  const mode_t type = mode & S_IFMT;
+  if (type != 0 && type != S_IFREG) return FailErrno(EPERM);
+  int fd = DoOpen(dirfd, path, O_WRONLY | O_CREAT | O_EXCL, mode & 07777);
+  return fd < 0 ? -1 : close(fd);
+}
+}  // namespace
+EXPORT int mknodat(int dirfd, const char* path, mode_t mode, dev_t dev) {
+  SLUICE_REAL(mknodat);
+  bool ours;
+  int r = DoMknod(dirfd, path, mode, &ours);
+  return ours ? r : real_mknodat(dirfd, path, mode, dev);
+}
+EXPORT int mknod(const char* path, mode_t mode, dev_t dev) {
+  return mknodat(AT_FDCWD, path, mode, dev);
+}
+EXPORT int __xmknodat(int, int dirfd, const char* path, mode_t mode,
+                      dev_t* dev) {
+  return mknodat(dirfd, path, mode, dev ? *dev : 0);
+}
+EXPORT int __xmknod(int ver, const char* path, mode_t mode, dev_t* dev) {
+  return __xmknodat(ver, AT_FDCWD, path, mode, dev);
+}
+EXPORT int mkfifoat(int dirfd, const char* path, mode_t mode) {
+  return mknodat(dirfd, path, (mode & 07777) | S_IFIFO, 0);
+}
+EXPORT int mkfifo(const char* path, mode_t mode) {
+  return mkfifoat(AT_FDCWD, path, mode);
+}
+
 // ---- temporary files: glibc makes them with its internal open -------------
 namespace {
 
