@@ -142,12 +142,14 @@ extra=$(ls -A "$W/root" | grep -v '^writer\.[0-9]*$')
 
 # A bad setting: said on stderr, and every call under the mount fails
 # (EINVAL) rather than pass through to the plain directory; outside, the
-# program runs as usual.
+# program runs as usual (an open gets the descriptor it gets without the
+# interposer: the lowest free one).
 for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=relative; do
   out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" "$bad" \
-        bash -c "echo x > '$W/mnt/bad.txt'; echo \"rc \$?\"; echo y > '$W/bad-outside.txt' && echo outside-ok" 2>&1)
+        bash -c "echo x > '$W/mnt/bad.txt'; echo \"rc \$?\"; echo y > '$W/bad-outside.txt' && echo outside-ok; for pre in \"\$LD_PRELOAD\" ''; do LD_PRELOAD=\$pre /usr/bin/python3 -c 'import os; print(\"fd\", os.open(\"/etc/hostname\", 0))'; done | uniq -c | wc -l | sed 's/^/fd kinds /'" 2>&1)
   if grep -q "^sluice: .*${bad%%=*}" <<< "$out" && grep -q "^rc 1$" <<< "$out" &&
      grep -q "Invalid argument" <<< "$out" && grep -q "^outside-ok$" <<< "$out" &&
+     grep -q "^fd kinds 1$" <<< "$out" &&
      [ -z "$(ls -A "$W/mnt")" ]; then
     echo "ok   $bad: said, and refused under the mount"
   else

@@ -397,7 +397,7 @@ void NoteUmask(mode_t mask) {
   g_umask.store(mask & 0777, std::memory_order_relaxed);
 }
 const std::string& DataRoot() { return S->cfg.root; }
-bool Active() { return S != nullptr && S->cfg.active; }
+bool Active() { return S != nullptr && S->cfg.active && S->cfg.error.empty(); }
 
 // ---- paths -----------------------------------------------------------------
 namespace {

@@ -150,8 +150,9 @@ Status StatDescLocked(Desc* d, FileInfo* fi);
 
 // The root directory of the data (SLUICE_ROOT), for statvfs.
 const std::string& DataRoot();
-// True when the interposer is set up for a mount (SLUICE_MOUNT and a usable
-// configuration); DataRoot() is then set.
+// True when the interposer is set up for a mount with a usable
+// configuration (not one whose bad setting fails every call under the
+// mount); DataRoot() is then set.
 bool Active();
 // The current directory when it is inside the mount ("" otherwise).
 std::string VirtualCwd();
