@@ -247,7 +247,7 @@ int EngineFdBase() {
   }();
   return base;
 }
-bool UnderDataRoot(int dirfd, const char* path) {
+bool UnderDataRoot(const char* path) {
   if (!path || path[0] != '/' || !Active()) return false;
   const std::string& root = DataRoot();
   return strncmp(path, root.c_str(), root.size()) == 0 &&
@@ -271,7 +271,7 @@ int DoOpen(int dirfd, const char* path, int flags, mode_t mode) {
   std::string p;
   if (!Resolve(dirfd, path, &p)) {
     int r = real_openat(dirfd, path, flags, mode);
-    if (r >= 0 && (t_inside || UnderDataRoot(dirfd, path))) r = MoveHigh(r);
+    if (r >= 0 && (t_inside || UnderDataRoot(path))) r = MoveHigh(r);
     ClearStale(r);
     return r;
   }
@@ -950,13 +950,13 @@ EXPORT int mkdir(const char* path, mode_t mode) {
   SLUICE_REAL(mkdir);
   std::string p;
   if (!Resolve(path, &p)) return real_mkdir(path, mode);
-  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & ~Umask() & 07777); });
+  return Change([&](FileSystem* fs) { return fs->Mkdir(p, CreationMode(mode)); });
 }
 EXPORT int mkdirat(int dirfd, const char* path, mode_t mode) {
   SLUICE_REAL(mkdirat);
   std::string p;
   if (!Resolve(dirfd, path, &p)) return real_mkdirat(dirfd, path, mode);
-  return Change([&](FileSystem* fs) { return fs->Mkdir(p, mode & ~Umask() & 07777); });
+  return Change([&](FileSystem* fs) { return fs->Mkdir(p, CreationMode(mode)); });
 }
 
 // The file layer stores no links: under the mount, link and symlink fail
@@ -1065,16 +1065,22 @@ int MakeUnique(char* x, F&& make) {
   return -1;
 }
 
-// The mkstemp family on a template under the mount; *ours says whether it
-// was, else the caller hands it to libc.
-int DoMkstemp(char* tmpl, int suffix, int flags, bool* ours) {
+// A template under the mount: names tried until `make` makes one (as
+// MakeUnique); *ours says whether it was, else the caller hands it to libc.
+template <class F>
+int MakeTemp(char* tmpl, int suffix, bool* ours, F&& make) {
   std::string p;
   *ours = tmpl && Resolve(tmpl, &p);
   if (!*ours) return -1;
   char* x = TemplateXs(tmpl, suffix);
   if (!x) return FailErrno(EINVAL);
+  return MakeUnique(x, make);
+}
+
+// The mkstemp family.
+int DoMkstemp(char* tmpl, int suffix, int flags, bool* ours) {
   flags &= ~O_ACCMODE;
-  return MakeUnique(x, [&] {
+  return MakeTemp(tmpl, suffix, ours, [&] {
     return DoOpen(AT_FDCWD, tmpl, flags | O_RDWR | O_CREAT | O_EXCL, 0600);
   });
 }
@@ -1112,14 +1118,9 @@ EXPORT int mkostemps64(char* tmpl, int suffix, int flags)
     __attribute__((alias("mkostemps")));
 EXPORT char* mkdtemp(char* tmpl) {
   SLUICE_REAL(mkdtemp);
-  std::string p;
-  if (!tmpl || !Resolve(tmpl, &p)) return real_mkdtemp(tmpl);
-  char* x = TemplateXs(tmpl, 0);
-  if (!x) {
-    FailErrno(EINVAL);
-    return nullptr;
-  }
-  int r = MakeUnique(x, [&] { return mkdir(tmpl, 0700); });
+  bool ours;
+  int r = MakeTemp(tmpl, 0, &ours, [&] { return mkdir(tmpl, 0700); });
+  if (!ours) return real_mkdtemp(tmpl);
   return r == 0 ? tmpl : nullptr;
 }
 

@@ -124,10 +124,6 @@ void Say(const std::string& msg) {
 
 bool ParseConfigInner();
 
-// False when SLUICE_MOUNT is unset: everything passes through. A bad
-// setting is said once on stderr; once the mount prefix is known, every call
-// under it then fails with that error (EINVAL), rather than pass through and
-// leave the program's files in the plain directory under the mount point.
 // SLUICE_WRITER, else the MPI rank; null when neither is set.
 const char* WriterNumberVar() {
   const char* w = getenv("SLUICE_WRITER");
@@ -136,8 +132,11 @@ const char* WriterNumberVar() {
   }
   return w;
 }
-bool HasWriterNumber() { return WriterNumberVar() != nullptr; }
 
+// False when SLUICE_MOUNT is unset: everything passes through. A bad
+// setting is said once on stderr; once the mount prefix is known, every call
+// under it then fails with that error (EINVAL), rather than pass through and
+// leave the program's files in the plain directory under the mount point.
 bool ParseConfig() {
   if (!ParseConfigInner()) return false;
   if (!S->cfg.error.empty() && !S->cfg.prefix.empty()) S->cfg.active = true;
@@ -189,7 +188,7 @@ bool ParseConfigInner() {
   // another process is writing, as that writer last closed its files:
   // `cat a | tee b` in one store. Ranks (and SLUICE_MERGED_READS restarts)
   // wait for the writers instead, to see complete checkpoints.
-  S->cfg.options.store.snapshot_reads = !HasWriterNumber();
+  S->cfg.options.store.snapshot_reads = WriterNumberVar() == nullptr;
   if (const char* o = getenv("SLUICE_OPTIONS")) {
     Status s = S->cfg.options.SetAll(o);
     if (!s.ok()) {
@@ -392,6 +391,7 @@ void EnsureInit() {
 const std::string& MountPrefix() { return S->cfg.prefix; }
 
 mode_t Umask() { return g_umask.load(std::memory_order_relaxed); }
+mode_t CreationMode(mode_t mode) { return mode & ~Umask() & 07777; }
 void NoteUmask(mode_t mask) {
   EnsureInit();
   g_umask.store(mask & 0777, std::memory_order_relaxed);
@@ -671,7 +671,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
       is_dir = true;
     } else {
       int ff = acc | (flags & (O_CREAT | O_EXCL | O_TRUNC));
-      s = fs->OpenFile(path, ff, mode & ~Umask() & 07777, &file);
+      s = fs->OpenFile(path, ff, CreationMode(mode), &file);
       if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
           !(flags & O_CREAT)) {
         is_dir = true;
@@ -695,7 +695,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
                      : flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
   d->is_dir = is_dir;
   d->pending = pending;
-  d->mode = mode & ~Umask() & 07777;
+  d->mode = CreationMode(mode);
   std::string h = EncodeHeader(*d);
   struct stat st;
   if (pfd >= kMaxFds ||

@@ -165,6 +165,9 @@ const std::string& MountPrefix();
 // start: umask(2) cannot be read without changing it).
 mode_t Umask();
 void NoteUmask(mode_t mask);
+// The permission bits a new file or directory gets for `mode`: the umask
+// taken out.
+mode_t CreationMode(mode_t mode);
 
 // The standard streams follow fds 0-2: when one is ours, its FILE is a
 // cookie stream over our calls.
