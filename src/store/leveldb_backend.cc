@@ -6,15 +6,9 @@
 #include <leveldb/env.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
-#include <pthread.h>
-
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
-#include <utility>
 
 #include "store/backend.h"
+#include "store/store_threads.h"
 
 namespace sluice {
 namespace {
@@ -113,49 +107,18 @@ class LevelDBIterator : public Iterator {
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
   StoreThreadEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
-  ~StoreThreadEnv() override { Stop(); }
 
   void Schedule(void (*function)(void*), void* arg) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;  // after Stop(): the DB is gone, nothing to do
-    jobs_.emplace_back(function, arg);
-    if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
-    cv_.notify_one();
+    // After Stop() the job is not taken: the DB is gone, nothing to do.
+    threads_.Submit({function, arg, nullptr, nullptr});
   }
 
   // Runs what is queued, then ends the thread. The DB must be gone first
   // (its destructor waits for its own compaction).
-  void Stop() {
-    std::thread t;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      t.swap(thread_);
-    }
-    cv_.notify_all();
-    if (t.joinable()) t.join();
-  }
+  void Stop() { threads_.Stop(); }
 
  private:
-  void Run() {
-    pthread_setname_np(pthread_self(), "sluice:ldb");
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      auto [function, arg] = jobs_.front();
-      jobs_.pop_front();
-      lock.unlock();
-      function(arg);
-      lock.lock();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::pair<void (*)(void*), void*>> jobs_;
-  std::thread thread_;
-  bool stop_ = false;
+  StoreThreads threads_{"sluice:ldb", 1};
 };
 
 class LevelDBBackend : public Backend {

@@ -9,19 +9,14 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
-#include <pthread.h>
-
-#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
-#include <deque>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "store/backend.h"
+#include "store/store_threads.h"
 
 namespace sluice {
 namespace {
@@ -88,65 +83,40 @@ class StoreThreadsEnv : public rocksdb::EnvWrapper {
  public:
   // RocksDB's defaults: one thread each for flushes (HIGH) and compactions
   // (LOW), none in the BOTTOM pool (then not used) and the USER pool.
-  StoreThreadsEnv() : rocksdb::EnvWrapper(rocksdb::Env::Default()) {
-    pools_[LOW].limit = 1;
-    pools_[HIGH].limit = 1;
-  }
-  ~StoreThreadsEnv() override { Stop(); }
+  StoreThreadsEnv()
+      : rocksdb::EnvWrapper(rocksdb::Env::Default()),
+        pools_{{"sluice:rdb:bot", 0},
+               {"sluice:rdb:lo", 1},
+               {"sluice:rdb:hi", 1},
+               {"sluice:rdb:user", 0}} {}
 
   static const char* kClassName() { return "SluiceStoreThreadsEnv"; }
   const char* Name() const override { return kClassName(); }
 
   void Schedule(void (*function)(void*), void* arg, Priority pri, void* tag,
                 void (*unsched)(void*)) override {
-    Pool& p = pool(pri);
-    std::lock_guard<std::mutex> lock(p.mu);
-    if (p.stop) {  // after Stop(): the work is dropped, as UnSchedule does
-      if (unsched) unsched(arg);
-      return;
+    // After Stop(): the work is dropped, as UnSchedule does.
+    if (!pool(pri).Submit({function, arg, tag, unsched}) && unsched) {
+      unsched(arg);
     }
-    p.jobs.push_back(Job{function, arg, tag, unsched});
-    if (p.idle == 0 && static_cast<int>(p.threads.size()) < p.limit) {
-      p.threads.emplace_back([this, &p, pri] { Run(&p, pri); });
-    }
-    p.cv.notify_one();
   }
   int UnSchedule(void* tag, Priority pri) override {
-    Pool& p = pool(pri);
-    std::vector<Job> dropped;
-    {
-      std::lock_guard<std::mutex> lock(p.mu);
-      auto keep = std::stable_partition(
-          p.jobs.begin(), p.jobs.end(),
-          [tag](const Job& j) { return j.tag != tag; });
-      dropped.assign(keep, p.jobs.end());
-      p.jobs.erase(keep, p.jobs.end());
-    }
-    for (const Job& j : dropped) {
+    const std::vector<StoreThreads::Job> dropped = pool(pri).Take(tag);
+    for (const StoreThreads::Job& j : dropped) {
       if (j.unsched) j.unsched(j.arg);
     }
     return static_cast<int>(dropped.size());
   }
   unsigned int GetThreadPoolQueueLen(Priority pri) const override {
-    const Pool& p = pools_[pri];
-    std::lock_guard<std::mutex> lock(p.mu);
-    return static_cast<unsigned int>(p.jobs.size());
+    return static_cast<unsigned int>(pool(pri).Queued());
   }
   void SetBackgroundThreads(int n, Priority pri) override {
-    Pool& p = pool(pri);
-    std::lock_guard<std::mutex> lock(p.mu);
-    p.limit = std::max(n, 0);
+    pool(pri).SetLimit(n);
   }
   void IncBackgroundThreadsIfNeeded(int n, Priority pri) override {
-    Pool& p = pool(pri);
-    std::lock_guard<std::mutex> lock(p.mu);
-    p.limit = std::max(p.limit, n);
+    pool(pri).RaiseLimit(n);
   }
-  int GetBackgroundThreads(Priority pri) override {
-    Pool& p = pool(pri);
-    std::lock_guard<std::mutex> lock(p.mu);
-    return p.limit;
-  }
+  int GetBackgroundThreads(Priority pri) override { return pool(pri).Limit(); }
   void LowerThreadPoolIOPriority(Priority) override {}
   void LowerThreadPoolCPUPriority(Priority) override {}
   rocksdb::Status LowerThreadPoolCPUPriority(Priority,
@@ -157,58 +127,21 @@ class StoreThreadsEnv : public rocksdb::EnvWrapper {
   // Runs what is queued, then ends and joins every thread. The DB must be
   // closed first (it waits for its own work; nothing is queued after that).
   void Stop() {
-    for (Pool& p : pools_) {
-      std::vector<std::thread> threads;
-      {
-        std::lock_guard<std::mutex> lock(p.mu);
-        p.stop = true;
-        threads.swap(p.threads);
-      }
-      p.cv.notify_all();
-      for (std::thread& t : threads) t.join();
-    }
+    for (StoreThreads& p : pools_) p.Stop();
   }
 
  private:
-  struct Job {
-    void (*function)(void*);
-    void* arg;
-    void* tag;
-    void (*unsched)(void*);
-  };
-  struct Pool {
-    mutable std::mutex mu;
-    std::condition_variable cv;
-    std::deque<Job> jobs;
-    std::vector<std::thread> threads;
-    int limit = 0;
-    int idle = 0;
-    bool stop = false;
-  };
-  Pool& pool(Priority pri) {
+  StoreThreads& pool(Priority pri) {
+    return pools_[pri >= BOTTOM && pri < TOTAL ? pri : LOW];
+  }
+  const StoreThreads& pool(Priority pri) const {
     return pools_[pri >= BOTTOM && pri < TOTAL ? pri : LOW];
   }
 
-  static void Run(Pool* p, Priority pri) {
-    char name[16];
-    snprintf(name, sizeof name, "sluice:rdb:%s",
-             pri == HIGH ? "hi" : pri == BOTTOM ? "bot" : "lo");
-    pthread_setname_np(pthread_self(), name);
-    std::unique_lock<std::mutex> lock(p->mu);
-    for (;;) {
-      ++p->idle;
-      p->cv.wait(lock, [p] { return p->stop || !p->jobs.empty(); });
-      --p->idle;
-      if (p->jobs.empty()) return;  // stopped, and nothing left to run
-      Job j = p->jobs.front();
-      p->jobs.pop_front();
-      lock.unlock();
-      j.function(j.arg);
-      lock.lock();
-    }
-  }
-
-  Pool pools_[TOTAL];
+  static_assert(BOTTOM == 0 && LOW == 1 && HIGH == 2 && USER == 3 &&
+                    TOTAL == 4,
+                "pools_ is initialised in RocksDB's order of priorities");
+  StoreThreads pools_[TOTAL];  // by Priority: BOTTOM, LOW, HIGH, USER
 };
 
 // Cuts data blocks by size, as RocksDB's default does, but also gives every
