@@ -23,6 +23,8 @@ Options:
                                               [/work/scratch/preload_tools]
   --lib PATH   libsluice_preload.so  [<repo>/build/libsluice_preload.so]
                (copied into DIR/lib first, so rebuilds do not disturb a run)
+  --tools LIST comma-separated subset of the tools below, in that order
+                                   [stat,cat,md5sum,cp,cp-out,cp-in]
   --keep       leave DIR in place at the end
   -h, --help   this text
 
@@ -45,6 +47,7 @@ die() { echo "preload_tools: $*" >&2; exit 1; }
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 size_arg=1g reps=5 work=/work/scratch/preload_tools
 lib_arg=$script_dir/../build/libsluice_preload.so keep=0
+tools_arg=stat,cat,md5sum,cp,cp-out,cp-in
 cmdline=$(printf '%q ' "$0" "$@"); cmdline=${cmdline% }
 
 while [ $# -gt 0 ]; do
@@ -58,6 +61,8 @@ while [ $# -gt 0 ]; do
     --dir=*) work=${1#*=}; shift ;;
     --lib) [ $# -ge 2 ] || die "--lib needs a value"; lib_arg=$2; shift 2 ;;
     --lib=*) lib_arg=${1#*=}; shift ;;
+    --tools) [ $# -ge 2 ] || die "--tools needs a value"; tools_arg=$2; shift 2 ;;
+    --tools=*) tools_arg=${1#*=}; shift ;;
     --keep) keep=1; shift ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -79,6 +84,15 @@ parse_size() {
 size=$(parse_size "$size_arg") || die "bad --size '$size_arg' (e.g. 1g, 256m, 1048576)"
 [ "$size" -gt 0 ] || die "--size must be > 0"
 [[ $reps =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] || die "bad --reps '$reps'"
+tools=()
+IFS=, read -ra _want <<< "$tools_arg"
+[ ${#_want[@]} -gt 0 ] || die "--tools is empty"
+for _t in "${_want[@]}"; do
+  case $_t in
+    stat|cat|md5sum|cp|cp-out|cp-in) tools+=("$_t") ;;
+    *) die "unknown tool '$_t' in --tools (stat, cat, md5sum, cp, cp-out, cp-in)" ;;
+  esac
+done
 [ -f "$lib_arg" ] || die "no interposer library at $lib_arg (build it, or pass --lib)"
 [ -n "$work" ] && [ "$work" != / ] || die "bad --dir '$work'"
 mkdir -p "$work"
@@ -180,7 +194,6 @@ fi
 echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(du -sb "$root" | cut -f1) bytes on disk)"
 
 # --- 3. timed runs -----------------------------------------------------------
-tools=(stat cat md5sum cp cp-out cp-in)
 declare -A times     # times[tool,side] = "t1 t2 ..." (microseconds)
 warned_err=0
 
