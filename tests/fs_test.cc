@@ -5,7 +5,9 @@
 
 #include "sluice/kv.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -181,6 +183,64 @@ TEST_P(FsTest, UnlinkKeepsDataForOpenHandles) {
   auto again = Open("/u", kWrite | kCreate);  // a new, empty file
   ASSERT_OK(again->Close());
   EXPECT_EQ(ReadAll("/u"), "");
+}
+
+// The value-log blocks of writer 0's store, in bytes; -1 without a log.
+int64_t LogBlocks(const std::string& root) {
+  const std::string dir = root + "/writer.00000000/vlog";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return -1;
+  int64_t n = 0;
+  while (struct dirent* e = readdir(d)) {
+    struct stat st;
+    if (stat((dir + "/" + e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      n += static_cast<int64_t>(st.st_blocks) * 512;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+// rm, truncate and overwrite give the space of what they drop back to the
+// data root at the next sync (not the space of a file still open), and the
+// rest reads back.
+TEST_P(FsTest, RemovedTruncatedAndOverwrittenDataGiveSpaceBack) {
+  if (LogBlocks(dir_.path()) < 0) GTEST_SKIP() << "layout without a value log";
+  const std::string keep = Pattern(1, 3 << 20), big = Pattern(2, 8 << 20);
+  for (const auto& [path, data] : {std::pair{"/keep", keep}, {"/big", big}}) {
+    auto f = Open(path, kWrite | kCreate);
+    Write(f.get(), data, 0);
+    ASSERT_OK(f->Close());
+  }
+  auto held = Open("/held", kReadWrite | kCreate);
+  Write(held.get(), Pattern(3, 2 << 20), 0);
+  ASSERT_OK(held->Sync());
+  ASSERT_OK(fs_->Sync());
+  const int64_t full = LogBlocks(dir_.path());
+  ASSERT_OK(fs_->Unlink("/big"));
+  ASSERT_OK(fs_->Unlink("/held"));  // open: its data stays
+  ASSERT_OK(fs_->Truncate("/keep", 2 << 20));
+  ASSERT_OK(fs_->Sync());
+  const int64_t freed = full - LogBlocks(dir_.path());
+  EXPECT_GE(freed, (9 << 20) - 64 * 1024) << full;
+  EXPECT_LE(freed, (9 << 20) + 64 * 1024) << full;
+  char buf[16];
+  size_t got = 0;
+  ASSERT_OK(held->PRead(buf, sizeof buf, (2 << 20) - 16, &got));
+  EXPECT_EQ(std::string(buf, got), Pattern(3, 2 << 20).substr((2 << 20) - 16));
+  ASSERT_OK(held->Close());
+  ASSERT_OK(fs_->Sync());
+  EXPECT_GE(full - LogBlocks(dir_.path()), (11 << 20) - 64 * 1024);
+  // An overwrite in place: the old extents go, the new ones come.
+  const int64_t before = LogBlocks(dir_.path());
+  auto f = Open("/keep", kReadWrite);
+  Write(f.get(), Pattern(4, 1 << 20), 0);
+  ASSERT_OK(f->Close());
+  ASSERT_OK(fs_->Sync());
+  EXPECT_LE(LogBlocks(dir_.path()), before + 64 * 1024);
+  Reopen();
+  EXPECT_EQ(ReadAll("/keep"), Pattern(4, 1 << 20) + keep.substr(1 << 20, 1 << 20));
+  ASSERT_OK(fs_->Verify("/keep"));
 }
 
 TEST_P(FsTest, DirectoriesAndRename) {

@@ -1,8 +1,11 @@
 // The value log (layout vlog) through the store API: values of every size
 // across buffer and file boundaries, read back before and after a barrier
 // and after reopening; damage to the log is reported, never misread; a full
-// data root is a clear error that loses nothing barriered before it.
+// data root is a clear error that loses nothing barriered before it; the
+// space of dropped values is given back once the drop is durable, and not
+// while a reader may still read them.
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +26,8 @@ namespace {
 using test::Pattern;
 using test::TempDir;
 
+constexpr uint64_t ValueLogBlock() { return 4096; }
+
 std::vector<std::string> LogFiles(const std::string& store) {
   std::vector<std::string> out;
   DIR* d = opendir((store + "/vlog").c_str());
@@ -37,6 +42,32 @@ std::vector<std::string> LogFiles(const std::string& store) {
   return out;
 }
 
+// Bytes the value log's files take on the device (not their sizes).
+uint64_t LogBlocksBytes(const std::string& store) {
+  uint64_t n = 0;
+  for (const std::string& f : LogFiles(store)) {
+    struct stat st;
+    if (stat(f.c_str(), &st) == 0) n += static_cast<uint64_t>(st.st_blocks) * 512;
+  }
+  return n;
+}
+
+// Empty when `dir`'s file system can punch holes, else why not.
+std::string CannotPunchHoles(const std::string& dir) {
+  const std::string f = dir + "/punch-probe";
+  int fd = open(f.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return std::string("cannot create ") + f + ": " + strerror(errno);
+  std::string why;
+  if (fallocate(fd, 0, 0, 1 << 20) != 0 ||
+      fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 20) != 0) {
+    why = std::string("the file system of ") + dir +
+          " cannot punch holes: " + strerror(errno);
+  }
+  close(fd);
+  unlink(f.c_str());
+  return why;
+}
+
 class ValueLogTest : public ::testing::TestWithParam<const char*> {
  protected:
   StoreOptions Options() const {
@@ -46,6 +77,13 @@ class ValueLogTest : public ::testing::TestWithParam<const char*> {
     // Small buffers and files: values cross both.
     o.write_buffer_size = 2u << 20;
     o.vlog_file_bytes = 3u << 20;
+    return o;
+  }
+  // One file for all the values (its preallocation then stays the same:
+  // the space a test sees change is the values').
+  StoreOptions OneFile() const {
+    StoreOptions o = Options();
+    o.vlog_file_bytes = 256u << 20;
     return o;
   }
   TempDir dir_;
@@ -113,6 +151,12 @@ TEST_P(ValueLogTest, ValuesCrossBuffersAndFilesAndReadBack) {
   ASSERT_OK(store->Put("new", want["new"]));
   ASSERT_OK(store->Close());
   EXPECT_EQ(LogFiles(path).size(), files + 1);
+  // A writer that stores no value in the log leaves no file.
+  ASSERT_OK(Store::Open(Options(), path, &store));
+  ASSERT_OK(store->Put("tiny", "x"));
+  ASSERT_OK(store->Close());
+  EXPECT_EQ(LogFiles(path).size(), files + 1);
+  want["tiny"] = "x";
   ASSERT_OK(Store::Open(ro, path, &store));
   check(store.get());
 }
@@ -296,6 +340,109 @@ TEST_P(ValueLogTest, TruncatedLogIsReportedNotMisread) {
   s = store->Get("a", &got);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("missing"), std::string::npos) << s.ToString();
+}
+
+// Deleted and overwritten values give their space back at the barrier
+// that makes the change durable, not before; what is still pointed at
+// reads back, there and after reopening.
+TEST_P(ValueLogTest, DroppedValuesGiveTheirSpaceBackOnceDurable) {
+  const std::string why = CannotPunchHoles(dir_.Sub(""));
+  if (!why.empty()) GTEST_SKIP() << why;
+  const std::string path = dir_.Sub("s");
+  const size_t kValue = 1u << 20;
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(OneFile(), path, &store));
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_OK(store->Put("k" + std::to_string(i), Pattern(i, kValue)));
+  }
+  ASSERT_OK(store->Put("small", "inline"));
+  ASSERT_OK(store->WriteBarrier());
+  const uint64_t full = LogBlocksBytes(path);
+  ASSERT_GE(full, 6 * kValue);
+  ASSERT_OK(store->Delete("k0"));
+  ASSERT_OK(store->Delete("k1"));
+  ASSERT_OK(store->Delete("k2"));
+  ASSERT_OK(store->Put("k3", Pattern(30, 1000)));  // now inline
+  ASSERT_OK(store->Delete("small"));
+  // Not durable yet: nothing given back.
+  EXPECT_GE(LogBlocksBytes(path), full);
+  ASSERT_OK(store->WriteBarrier());
+  const uint64_t after = LogBlocksBytes(path);
+  // Four values dropped; at most a block at each end of the range kept.
+  EXPECT_LE(after, full - 4 * kValue + 2 * ValueLogBlock()) << full;
+  std::string got;
+  for (int i : {4, 5}) {
+    ASSERT_OK(store->Get("k" + std::to_string(i), &got));
+    EXPECT_TRUE(got == Pattern(i, kValue)) << i;
+  }
+  ASSERT_OK(store->Get("k3", &got));
+  EXPECT_TRUE(got == Pattern(30, 1000));
+  // An overwrite with a value of the log's own gives the old one back.
+  ASSERT_OK(store->Put("k4", Pattern(40, kValue)));
+  ASSERT_OK(store->WriteBarrier());
+  EXPECT_LE(LogBlocksBytes(path), after - kValue + 2 * ValueLogBlock());
+  ASSERT_OK(store->Close());
+  store.reset();
+  StoreOptions ro = Options();
+  ro.read_only = true;
+  ASSERT_OK(Store::Open(ro, path, &store));
+  for (int i : {0, 1, 2}) {
+    EXPECT_TRUE(store->Get("k" + std::to_string(i), &got).IsNotFound()) << i;
+  }
+  ASSERT_OK(store->Get("k4", &got));
+  EXPECT_TRUE(got == Pattern(40, kValue));
+  ASSERT_OK(store->Get("k5", &got));
+  EXPECT_TRUE(got == Pattern(5, kValue));
+  ASSERT_OK(store->Close());
+}
+
+// A snapshot reader, open beside the writer, still reads what the writer
+// deleted after it opened: the space waits until the reader is gone (the
+// writer's next barrier, or its close).
+TEST_P(ValueLogTest, AReaderKeepsDroppedValuesUntilItCloses) {
+  if (std::string(GetParam()) == "backend=leveldb") {
+    GTEST_SKIP() << "LevelDB stores are not read beside their writer";
+  }
+  const std::string why = CannotPunchHoles(dir_.Sub(""));
+  if (!why.empty()) GTEST_SKIP() << why;
+  const std::string path = dir_.Sub("s");
+  const size_t kValue = 1u << 20;
+  std::unique_ptr<Store> writer, reader;
+  ASSERT_OK(Store::Open(OneFile(), path, &writer));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK(writer->Put("k" + std::to_string(i), Pattern(i, kValue)));
+  }
+  ASSERT_OK(writer->WriteBarrier());
+  const uint64_t full = LogBlocksBytes(path);
+  StoreOptions snap = OneFile();
+  snap.read_only = true;
+  snap.snapshot_reads = true;
+  ASSERT_OK(Store::Open(snap, path, &reader));
+  ASSERT_OK(writer->Delete("k0"));
+  ASSERT_OK(writer->Delete("k1"));
+  ASSERT_OK(writer->WriteBarrier());
+  EXPECT_GE(LogBlocksBytes(path), full);
+  std::string got;
+  ASSERT_OK(reader->Get("k0", &got));
+  EXPECT_TRUE(got == Pattern(0, kValue));
+  ASSERT_OK(reader->Close());
+  reader.reset();
+  ASSERT_OK(writer->WriteBarrier());  // nothing new: the waiting ranges
+  const uint64_t after = LogBlocksBytes(path);
+  EXPECT_LE(after, full - 2 * kValue + 2 * ValueLogBlock()) << full;
+  // Held by a reader at the last barrier, given back at the close.
+  ASSERT_OK(Store::Open(snap, path, &reader));
+  ASSERT_OK(writer->Delete("k2"));
+  ASSERT_OK(writer->WriteBarrier());
+  EXPECT_GE(LogBlocksBytes(path), after);
+  ASSERT_OK(reader->Get("k2", &got));
+  EXPECT_TRUE(got == Pattern(2, kValue));
+  ASSERT_OK(reader->Close());
+  ASSERT_OK(writer->Close());
+  EXPECT_LE(LogBlocksBytes(path), after - kValue + 2 * ValueLogBlock());
+  ASSERT_OK(Store::Open(snap, path, &reader));
+  ASSERT_OK(reader->Get("k3", &got));
+  EXPECT_TRUE(got == Pattern(3, kValue));
 }
 
 // A data root that fills up: NoSpace, naming the log; everything

@@ -72,9 +72,11 @@ constexpr const char* kBackendModuleSymbol = "sluice_backend_module_v1";
 // error, when it cannot be loaded or is of another version.
 Status LoadBackendModule(const std::string& name, const BackendModule** out);
 
-// Layout vlog over `tree`: `dir` holds the value log.
+// Layout vlog over `tree`: `dir` holds the value log. `pin_fd` (or -1) is
+// a read-only opener's ValueLog::PinForReading, taken before the tree was
+// opened; the backend closes it (also on failure).
 Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
-                       std::unique_ptr<Backend> tree,
+                       std::unique_ptr<Backend> tree, int pin_fd,
                        std::unique_ptr<Backend>* out);
 
 }  // namespace sluice

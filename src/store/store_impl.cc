@@ -1,5 +1,7 @@
 // StoreImpl: the store logic over one Backend: open/create with header and
 // lock, synchronous and asynchronous updates, batches, barriers, counters.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -13,6 +15,7 @@
 #include "store/header.h"
 #include "store/lock.h"
 #include "store/stats.h"
+#include "store/value_log.h"
 #include "store/write_buffer.h"
 #include "util/posix.h"
 
@@ -610,12 +613,20 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     s = BackendModuleFor(header.backend, options, path, &module);
   }
   std::unique_ptr<Backend> backend;
+  const std::string vlog_dir = posix::JoinPath(path, "vlog");
+  // A reader pins the value log before it sees the tree: the writer gives
+  // back no value that this reader's view of the tree may still point at.
+  int pin_fd = -1;
+  if (s.ok() && options.read_only && header.layout == StoreLayout::kVlog) {
+    pin_fd = ValueLog::PinForReading(vlog_dir);
+  }
   if (s.ok()) s = module->open(options, backend_dir, &backend);
   if (s.ok() && header.layout == StoreLayout::kVlog) {
     std::unique_ptr<Backend> tree = std::move(backend);
-    s = OpenVlogBackend(options, posix::JoinPath(path, "vlog"), std::move(tree),
-                        &backend);
+    s = OpenVlogBackend(options, vlog_dir, std::move(tree), pin_fd, &backend);
+    pin_fd = -1;
   }
+  if (pin_fd >= 0) close(pin_fd);
   if (s.ok()) {
     store->reset(new StoreImpl(options, path, header.backend, header.layout,
                                std::move(lock), std::move(backend)));

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -211,10 +212,17 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
     }
   }
   {
+    // The file is made at the first Append: a writer that stores no value
+    // (an rm, a mkdir) leaves no empty file behind, and pays no sync for it.
     std::lock_guard<std::mutex> lock(log->mu_);
-    s = log->StartFile(last + 1);
+    log->file_ = last + 1;
+    log->writing_file_.store(last + 1);
   }
-  if (!s.ok()) return s;
+  // Without it, Reclaim cannot tell whether readers are about: it then
+  // gives nothing back.
+  log->readers_fd_ =
+      open(posix::JoinPath(dir, kReadersFileName).c_str(),
+           O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
   log->writer_ = std::thread([l = log.get()] { l->WriterLoop(); });
   *out = std::move(log);
   return Status::OK();
@@ -281,6 +289,13 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
   }
   if (!error_.ok()) return error_;
   Status s;
+  if (fd_ < 0) {
+    s = StartFile(file_);
+    if (!s.ok()) {
+      error_ = s;
+      return s;
+    }
+  }
   if (fill_off_ + fill_used_ > kHeaderBytes &&
       fill_off_ + fill_used_ + value.size() > options_.file_bytes) {
     s = FinishFileLocked(&lock);
@@ -894,10 +909,87 @@ Status ValueLog::Close() {
   prefetchers_.clear();
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
+  {
+    std::lock_guard<std::mutex> lock(reclaim_mu_);
+    if (readers_fd_ >= 0) close(readers_fd_);
+    readers_fd_ = -1;
+  }
   std::lock_guard<std::mutex> lock(files_mu_);
   for (auto& [n, f] : files_) close(f.fd);
   files_.clear();
   return s;
+}
+
+int ValueLog::PinForReading(const std::string& dir) {
+  const std::string path = posix::JoinPath(dir, kReadersFileName);
+  // Created if need be: a writer that starts later must see the pin.
+  int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // read-only fs
+  if (fd < 0) return -1;
+  while (flock(fd, LOCK_SH) != 0) {
+    if (errno == EINTR) continue;
+    // No flock here: a writer cannot take its exclusive lock either, and
+    // then gives nothing back.
+    break;
+  }
+  return fd;
+}
+
+uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
+  if (dead->empty() || options_.read_only) return 0;
+  std::lock_guard<std::mutex> lock(reclaim_mu_);
+  if (reclaim_unsupported_ || readers_fd_ < 0) {
+    dead->clear();
+    return 0;
+  }
+  if (flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) dead->clear();  // no flock
+    return 0;  // pinned: later
+  }
+  std::sort(dead->begin(), dead->end(),
+            [](const ValuePointer& a, const ValuePointer& b) {
+              return a.file != b.file ? a.file < b.file : a.offset < b.offset;
+            });
+  uint64_t freed = 0;
+  int fd = -1;
+  uint32_t fd_file = 0;
+  auto punch = [&](uint32_t file, uint64_t begin, uint64_t end) {
+    begin = std::max<uint64_t>(AlignUp(begin), kHeaderBytes);
+    end = AlignDown(end);
+    if (reclaim_unsupported_ || begin >= end) return;
+    if (fd < 0 || fd_file != file) {
+      if (fd >= 0) close(fd);
+      fd = open(FileName(file).c_str(), O_WRONLY | O_CLOEXEC);
+      fd_file = file;
+      if (fd < 0) return;
+    }
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  static_cast<off_t>(begin),
+                  static_cast<off_t>(end - begin)) == 0) {
+      freed += end - begin;
+    } else if (errno == EOPNOTSUPP || errno == ENOSYS) {
+      reclaim_unsupported_ = true;
+    }
+  };
+  // Values appended one after another are adjacent: merged, the blocks
+  // they share are punched too.
+  uint32_t file = 0;
+  uint64_t begin = 0, end = 0;
+  bool open_range = false;
+  for (const ValuePointer& p : *dead) {
+    if (open_range && p.file == file && p.offset <= end) {
+      end = std::max<uint64_t>(end, p.offset + p.length);
+      continue;
+    }
+    if (open_range) punch(file, begin, end);
+    file = p.file, begin = p.offset, end = p.offset + p.length;
+    open_range = true;
+  }
+  if (open_range) punch(file, begin, end);
+  if (fd >= 0) close(fd);
+  flock(readers_fd_, LOCK_UN);
+  dead->clear();
+  return freed;
 }
 
 }  // namespace sluice

@@ -12,9 +12,18 @@
 // barrier waits only for what is left.
 //
 // Files: DIR/NNNNNNNN.vlog, numbered from 1; a writer starts a new file at
-// every open and when a file reaches file_bytes. Space of overwritten or
-// deleted values is not reclaimed (checkpoint data is written once and
-// removed a store at a time).
+// its first value after every open and when a file reaches file_bytes.
+//
+// Space: values are never moved. The space of values no key points at any
+// more (overwritten or deleted, the change durable) is given back to the
+// file system by punching holes over the whole 4 KiB blocks they cover
+// (Reclaim). A reader that opens the tree without the store lock (a
+// snapshot reader) may still read such values, so it pins the log first
+// (PinForReading: a shared flock on DIR/READERS), and Reclaim does nothing
+// while any pin is held; the ranges wait for a later call. Ranges still
+// waiting when the writer closes, or dropped by a process that died before
+// its next barrier, stay allocated (a file-system whose fallocate cannot
+// punch holes keeps everything).
 //
 // File format, version 1 (little-endian):
 //   [0, 4096)  header:  0 8 magic "SLUICEVL", 8 4 version, 12 4 header
@@ -110,6 +119,18 @@ class ValueLog {
   Status ReadView(const ValuePointer& p, ReadBuffer* b, std::string_view* out);
   // Syncs and releases the files. Idempotent.
   Status Close();
+
+  // Gives back the space of the values in *dead, which no key points at
+  // any more and whose dropping is durable: holes are punched over the
+  // whole blocks they cover (neighbouring values, adjacent in the file,
+  // are merged first). Returns the bytes punched, and empties *dead; while
+  // a reader pins the log it does nothing and leaves *dead as it is.
+  uint64_t Reclaim(std::vector<ValuePointer>* dead);
+  // Pins the log in `dir` against Reclaim until the returned descriptor is
+  // closed (-1: nothing to pin, as when `dir` does not exist). Taken by a
+  // read-only opener before it opens the tree.
+  static int PinForReading(const std::string& dir);
+  static constexpr char kReadersFileName[] = "READERS";
 
   const std::string& dir() const { return dir_; }
   bool direct_io() const { return direct_; }
@@ -242,6 +263,10 @@ class ValueLog {
   std::atomic<uint64_t> written_end_{0};
   std::atomic<uint32_t> writing_file_{0};
   std::thread writer_;
+  // DIR/READERS (a writer's), locked exclusively while Reclaim punches.
+  int readers_fd_ = -1;
+  std::mutex reclaim_mu_;
+  bool reclaim_unsupported_ = false;  // GUARDED_BY(reclaim_mu_)
 
   std::mutex files_mu_;
   std::map<uint32_t, ReadFile> files_;  // GUARDED_BY(files_mu_)

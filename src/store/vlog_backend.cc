@@ -5,7 +5,16 @@
 //   0x01 pointer        a ValuePointer (value_log.h) into the log
 // Both tags are checked: the tree's block checksums cover the pointer, the
 // pointer's checksum covers the value.
+//
+// Space: every update looks up the value it replaces. A pointer it drops is
+// kept until a Flush has made the update durable, then handed to the log's
+// Reclaim (a crash before that leaves the value in place, still pointed at
+// by the tree as it was at the last barrier).
+#include <unistd.h>
+
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "store/backend.h"
 #include "store/value_log.h"
@@ -101,8 +110,11 @@ class VlogIterator final : public Iterator {
 class VlogBackend final : public Backend {
  public:
   VlogBackend(std::unique_ptr<Backend> tree, std::unique_ptr<ValueLog> log,
-              size_t min_value)
-      : tree_(std::move(tree)), log_(std::move(log)), min_value_(min_value) {}
+              size_t min_value, int pin_fd)
+      : tree_(std::move(tree)),
+        log_(std::move(log)),
+        min_value_(min_value),
+        pin_fd_(pin_fd) {}
   ~VlogBackend() override { Close(); }
 
   Status Get(std::string_view key, std::string* value) override {
@@ -124,18 +136,30 @@ class VlogBackend final : public Backend {
     return log_->Read(p, value->data());
   }
   Status Put(std::string_view key, std::string_view value) override {
+    std::vector<ValuePointer> old;
+    NoteReplaced(key, &old);
     std::string v;
     Status s = Encode(value, &v);
-    return s.ok() ? tree_->Put(key, v) : s;
+    if (s.ok()) s = tree_->Put(key, v);
+    if (s.ok()) Dropped(&old);
+    return s;
   }
-  Status Delete(std::string_view key) override { return tree_->Delete(key); }
+  Status Delete(std::string_view key) override {
+    std::vector<ValuePointer> old;
+    NoteReplaced(key, &old);
+    Status s = tree_->Delete(key);
+    if (s.ok()) Dropped(&old);
+    return s;
+  }
   Status Append(std::string_view, std::string_view) override {
     return Status::NotSupported("the vlog layout appends by rewriting");
   }
   Status Write(const WriteBuffer& buffer) override {
     WriteBuffer tagged;
     std::string v;
+    std::vector<ValuePointer> old;
     for (const auto& [key, value] : buffer.entries()) {
+      NoteReplaced(key, &old);
       if (!value) {
         tagged.Delete(key);
         continue;
@@ -144,7 +168,9 @@ class VlogBackend final : public Backend {
       if (!s.ok()) return s;
       tagged.Put(key, v);
     }
-    return tree_->Write(tagged);
+    Status s = tree_->Write(tagged);
+    if (s.ok()) Dropped(&old);
+    return s;
   }
   std::unique_ptr<Iterator> NewIterator(std::string_view lower,
                                         std::string_view upper) override {
@@ -152,15 +178,33 @@ class VlogBackend final : public Backend {
                                           log_.get());
   }
   // The values first: a pointer must never be durable before its value.
+  // Then the space of the values dropped before the sync.
   Status Flush() override {
+    std::vector<ValuePointer> dropped;
+    {
+      std::lock_guard<std::mutex> lock(dead_mu_);
+      dropped.swap(dropped_);
+    }
     Status s = log_->Sync();
-    return s.ok() ? tree_->Flush() : s;
+    if (s.ok()) s = tree_->Flush();
+    std::lock_guard<std::mutex> lock(dead_mu_);
+    std::vector<ValuePointer>& to = s.ok() ? durable_ : dropped_;
+    to.insert(to.end(), dropped.begin(), dropped.end());
+    if (s.ok()) log_->Reclaim(&durable_);
+    return s;
   }
   Status Close() override {
     if (closed_) return Status::OK();
     closed_ = true;
+    {
+      // What a reader's pin held back at the last Flush.
+      std::lock_guard<std::mutex> lock(dead_mu_);
+      log_->Reclaim(&durable_);
+    }
     Status s = log_->Close();
     Status t = tree_->Close();
+    if (pin_fd_ >= 0) close(pin_fd_);
+    pin_fd_ = -1;
     return s.ok() ? t : s;
   }
   bool HasNativeAppend() const override { return false; }
@@ -184,16 +228,40 @@ class VlogBackend final : public Backend {
     return Status::OK();
   }
 
+  // Appends to *out the pointer `key` holds now, if it holds one.
+  void NoteReplaced(std::string_view key, std::vector<ValuePointer>* out) {
+    std::string raw;
+    if (!tree_->Get(key, &raw).ok() || raw.empty() || raw[0] != kPointer) {
+      return;
+    }
+    ValuePointer p;
+    if (DecodePointer(raw, *log_, &p).ok()) out->push_back(p);
+  }
+  // The values in *old are no longer pointed at (once durable).
+  void Dropped(std::vector<ValuePointer>* old) {
+    if (old->empty()) return;
+    std::lock_guard<std::mutex> lock(dead_mu_);
+    dropped_.insert(dropped_.end(), old->begin(), old->end());
+    old->clear();
+  }
+
   std::unique_ptr<Backend> tree_;
   std::unique_ptr<ValueLog> log_;
   const size_t min_value_;
   bool closed_ = false;
+  // A read-only opener's pin (ValueLog::PinForReading), or -1.
+  int pin_fd_ = -1;
+  std::mutex dead_mu_;
+  // Values dropped since the last Flush; values dropped durably that a
+  // reader's pin kept Reclaim from giving back.
+  std::vector<ValuePointer> dropped_;  // GUARDED_BY(dead_mu_)
+  std::vector<ValuePointer> durable_;  // GUARDED_BY(dead_mu_)
 };
 
 }  // namespace
 
 Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
-                       std::unique_ptr<Backend> tree,
+                       std::unique_ptr<Backend> tree, int pin_fd,
                        std::unique_ptr<Backend>* out) {
   ValueLog::Options lo;
   lo.read_only = options.read_only;
@@ -206,9 +274,12 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   lo.file_bytes = options.vlog_file_bytes;
   std::unique_ptr<ValueLog> log;
   Status s = ValueLog::Open(lo, dir, &log);
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    if (pin_fd >= 0) close(pin_fd);
+    return s;
+  }
   *out = std::make_unique<VlogBackend>(std::move(tree), std::move(log),
-                                       options.vlog_min_value);
+                                       options.vlog_min_value, pin_fd);
   return Status::OK();
 }
 
