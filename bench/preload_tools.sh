@@ -177,6 +177,12 @@ sync "$F_plain"
 digest=$(md5sum < "$F_plain" | cut -d' ' -f1)
 stamp; echo "# input:   $F_plain, md5 $digest (made in $(us_to_s $((_ts - t0))) s)"
 
+# Blocks the store takes (the value log's files keep their sizes when the
+# space of removed copies is given back: their apparent size is larger).
+store_space() {
+  echo "$(du -s --block-size=1 "$root" | cut -f1) bytes on disk, $(du -sb "$root" | cut -f1) apparent"
+}
+
 # --- 2. into the store, and back -------------------------------------------
 stamp; t0=$_ts
 side stored cp "$F_plain" "$F_stored" 2> "$logs/put.err" \
@@ -191,7 +197,7 @@ st_size=$(side stored stat -c %s "$F_stored")
 if [ -s "$logs/put.err" ]; then
   echo "# WARNING: stderr while storing the input:" >&2; sed 's/^/#   /' "$logs/put.err" >&2
 fi
-echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(du -sb "$root" | cut -f1) bytes on disk)"
+echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(store_space))"
 
 # --- 3. timed runs -----------------------------------------------------------
 declare -A times     # times[tool,side] = "t1 t2 ..." (microseconds)
@@ -255,7 +261,7 @@ for tool in "${tools[@]}"; do
     for s in "${order[@]}"; do run_one "$tool" "$s" "$rep"; done
   done
 done
-echo "# store uses $(du -sb "$root" | cut -f1) bytes on disk after the runs"
+echo "# store uses $(store_space) after the runs"
 
 # --- 4. results --------------------------------------------------------------
 median() {  # microseconds in, microseconds out
