@@ -52,15 +52,16 @@ echo gamma > "$src/dir1/sub/c.txt"
 
 fails=0 cases=0
 # case NAME SNIPPET: runs SNIPPET under bash with D (the directory under
-# test), S (the inputs) and T (a plain scratch directory of the side); a
+# test), S (the inputs), T (a plain scratch directory of the side) and B
+# (the directory whose blocks hold D's data: D itself, or the data root); a
 # side that hangs is stopped after 300 s (exit 124) and fails the case.
 case_() {
   local name=$1 snippet=$2 rc_p rc_s
   cases=$((cases + 1))
-  D=$work/plain S=$src T=$work/scratch.plain timeout 300 bash -c "$snippet" \
+  D=$work/plain S=$src T=$work/scratch.plain B=$work/plain timeout 300 bash -c "$snippet" \
     > "$work/out/$name.plain" 2> "$work/out/$name.plain.err"
   rc_p=$?
-  D=$mnt S=$src T=$work/scratch.sluice "${pre[@]}" timeout 300 bash -c "$snippet" \
+  D=$mnt S=$src T=$work/scratch.sluice B=$work/root "${pre[@]}" timeout 300 bash -c "$snippet" \
     > "$work/out/$name.sluice" 2> "$work/out/$name.sluice.err"
   rc_s=$?
   sed -i "s|$work/plain|D|g; s|$work/scratch.plain|T|g" "$work/out/$name.plain"
@@ -90,6 +91,30 @@ case_ chmod_touch 'cp $S/text.txt $D/ct.txt && chmod 600 $D/ct.txt && touch -d @
 case_ ls 'ls $D | sort; ls -l $D/dir1/sub | awk "NR > 1 {print \$1, \$5, \$9}"; ls -ld $D/dir1 | cut -c1; ls $D/nonexistent; echo "exit $?"'
 case_ find 'cd $D && find . -name "*.txt" | sort && find $D/dir1 -type f | sort && find $D -type d | sort && find $D -size +1000k | sort'
 case_ du 'du -b $D/data.bin | cut -f1; du --apparent-size -B1 $D/dir1/sub/b.bin | cut -f1; du -s $D > /dev/null; echo "exit $?"'
+# Removing a file gives its blocks back (the store's at its next barrier:
+# the rm process's exit, or the sync of the file it removed after).
+case_ space 'head -c 12M /dev/zero | tr "\0" x > $D/space.bin && sync $D/space.bin && a=$(du -sk $B | cut -f1) && truncate -s 4M $D/space.bin && sync $D/space.bin && b=$(du -sk $B | cut -f1) && rm $D/space.bin && sync $D && c=$(du -sk $B | cut -f1) && echo "truncate freed 7 MiB: $([ $((a - b)) -ge 7168 ] && echo yes || echo "no ($a -> $b KiB)")"; echo "rm freed 3 MiB: $([ $((b - c)) -ge 3072 ] && echo yes || echo "no ($b -> $c KiB)")"'
+# fsync of a directory makes the unlink in it durable: its space is given
+# back then, while the process still holds a file open (and the store).
+case_ fsync_dir 'python3 - "$D" "$B" <<"PY"
+import os, sys
+d, b = sys.argv[1], sys.argv[2]
+def blocks():
+    return sum(os.lstat(os.path.join(r, f)).st_blocks * 512
+               for r, _, fs in os.walk(b) for f in fs)
+with open(os.path.join(d, "f.bin"), "wb") as f:
+    f.write(b"y" * (6 << 20))
+    os.fsync(f.fileno())
+held = open(os.path.join(d, "held.txt"), "w")
+dfd = os.open(d, os.O_RDONLY)
+before = blocks()
+os.unlink(os.path.join(d, "f.bin"))
+os.fsync(dfd)
+print("freed at fsync of the directory:", before - blocks() >= (5 << 20))
+os.close(dfd)
+held.close()
+os.unlink(os.path.join(d, "held.txt"))
+PY'
 case_ mv 'mv $D/copy.txt $D/moved.txt && cp $S/text.txt $T/t.txt && mv $T/t.txt $D/from_plain.txt && mv $D/from_plain.txt $T/back.txt && md5sum < $T/back.txt && mkdir $D/mvdir && mv $D/both.bin $D/mvdir/ && ls $D | sort && ls $D/mvdir'
 case_ rm 'rm $D/moved.txt && rm -r $D/x && rm -f $D/nothing && ls $D | sort; rm $D/nothing2; echo "exit $?"; rmdir $D/dir1; echo "exit $?"'
 case_ head_tail_wc_grep 'head -c 100 $D/text.txt | md5sum; head -n 3 $D/text.txt; tail -c 100 $D/data.bin | md5sum; tail -n 2 $D/text.txt; wc -c $D/data.bin | cut -d" " -f1; wc -l < $D/text.txt; grep -c tcp $D/text.txt; grep "line 17:" $D/text.txt; grep -q nothing-here $D/text.txt; echo "exit $?"'

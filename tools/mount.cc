@@ -139,6 +139,14 @@ int Fsync(const char*, int, fuse_file_info* fi) {
   return s.ok() ? 0 : Err(s);
 }
 
+// A rename, unlink or create is durable once its directory is synced, as
+// on a local file system (and the space of what it removed is given back).
+int FsyncDir(const char*, int, fuse_file_info*) {
+  if (Ctx()->read_only) return 0;
+  Status s = Ctx()->fs->Sync();
+  return s.ok() ? 0 : Err(s);
+}
+
 int Release(const char*, fuse_file_info* fi) {
   std::unique_ptr<Handle> h(H(fi));
   Status s = h->file->Close();
@@ -214,6 +222,7 @@ fuse_operations Operations() {
   ops.read = Read;
   ops.write = Write;
   ops.fsync = Fsync;
+  ops.fsyncdir = FsyncDir;
   ops.release = Release;
   ops.truncate = Truncate;
   ops.mkdir = Mkdir;

@@ -424,7 +424,11 @@ EXPORT int ftruncate64(int fd, off64_t len) { return ftruncate(fd, len); }
 
 int DoSync(int fd) {
   return OnDesc(fd, [&](Desc* d) -> int {
-    if (d->is_dir || !Writable(d)) return 0;
+    if (d->is_dir) {  // rename/unlink/create then fsync of the directory
+      Status s = SyncNamespaceLocked();
+      return s.ok() ? 0 : Fail(s);
+    }
+    if (!Writable(d)) return 0;
     Status s = d->file->Sync();
     return s.ok() ? 0 : Fail(s);
   });

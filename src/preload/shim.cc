@@ -548,6 +548,12 @@ Status View(bool write, FileSystem** fs) {
   return Status::OK();
 }
 
+Status SyncNamespaceLocked() {
+  if (!S->fs || !S->fs_writer) return Status::OK();
+  Inside inside;
+  return S->fs->Sync();
+}
+
 Status Attach(Desc* d) {
   if (!d->error.ok()) {
     Status e = std::move(d->error);

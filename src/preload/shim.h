@@ -109,6 +109,9 @@ inline int FailErrno(int e) {
 Status View(bool write, FileSystem** fs);
 // Reopens a detached Desc (g_mu held).
 Status Attach(Desc* d);
+// Makes what this process changed in the namespace durable (g_mu held): a
+// barrier of its writer view, when it has one open (fsync of a directory).
+Status SyncNamespaceLocked();
 // Flushes and closes every open file and the store, keeping descriptors.
 void ReleaseLocked();
 void Release();
