@@ -78,6 +78,11 @@ int main(int argc, char** argv) {
   CHECK_OK(sluice_stop_batch(s));
   CHECK(sluice_stop_batch(s) == SLUICE_INVALID_ARGUMENT);
   CHECK_OK(sluice_write_barrier(s));
+  /* Nothing left behind by these updates: the barriers gave it back. */
+  uint64_t freed = 99;
+  CHECK_OK(sluice_reclaim_space(s, &freed));
+  CHECK(freed == 0);
+  CHECK(sluice_reclaim_space(NULL, &freed) == SLUICE_INVALID_ARGUMENT);
 
   sluice_op_stats_t st;
   CHECK_OK(sluice_stats(s, SLUICE_OP_PUT, &st));

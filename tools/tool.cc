@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sluice/fs.h"
+#include "sluice/kv.h"
 
 namespace sluice {
 namespace tool {
@@ -39,6 +40,8 @@ const char kUsage[] =
     "  du [--json] ROOT [PATH]           apparent and stored bytes\n"
     "  verify [--json] ROOT [PATH]       check every checksum; exit 1 and\n"
     "                                    list the bad files on any mismatch\n"
+    "  reclaim [--json] ROOT             give back the space of values no\n"
+    "                                    file points at any more\n"
     "  mount [-f] [-r] [-w W] ROOT DIR   serve ROOT at DIR through FUSE\n"
     "`sluice COMMAND --help` describes one command.\n";
 
@@ -75,6 +78,15 @@ const Help kHelp[] = {
                "checksum, the index, and each file's checksum. Prints the bad\n"
                "files and exits 1 if there is any; files whose writer never\n"
                "closed them are listed as incomplete.\n"},
+    {"reclaim", "sluice reclaim [--json] ROOT\n"
+                "Gives the file system back the space of stored data that no\n"
+                "file refers to any more, in every writer's store. Removing,\n"
+                "truncating or overwriting a stored file gives its space back\n"
+                "at the writer's next sync or close; this finds what is left:\n"
+                "data dropped by a writer that died before it, or kept for a\n"
+                "reader that still had the store open when the writer closed.\n"
+                "No process may have ROOT open (a store in use is named, and\n"
+                "the exit status is 1). Prints the bytes given back per store.\n"},
     {"mount", "sluice mount [-f] [-r] [-w W] [-O NAME=VALUE,...] ROOT DIR\n"
               "Serves the file system in ROOT at directory DIR through FUSE 3,\n"
               "for programs the LD_PRELOAD interposer cannot reach (static\n"
@@ -637,6 +649,59 @@ int Du(int argc, char** argv) {
   return 0;
 }
 
+int Reclaim(int argc, char** argv) {
+  Args a = ParseArgs("reclaim", argc, argv, "", " --json ");
+  if (a.pos.size() != 1) Usage("reclaim", "need ROOT");
+  const std::string root = a.pos[0];
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) {
+    return Fail("reclaim", Status::NotFound(root + ": " + strerror(errno)));
+  }
+  std::vector<std::string> stores;
+  while (struct dirent* e = readdir(d)) {
+    if (strncmp(e->d_name, "writer.", 7) == 0) stores.push_back(e->d_name);
+  }
+  closedir(d);
+  std::sort(stores.begin(), stores.end());
+  if (stores.empty()) {
+    return Fail("reclaim", Status::NotFound(root + ": no writer's store in it"));
+  }
+  const bool json = a.flags.count("--json") > 0;
+  uint64_t total = 0;
+  int failed = 0;
+  if (json) printf("{\"stores\": [");
+  for (size_t i = 0; i < stores.size(); ++i) {
+    const std::string path = root + "/" + stores[i];
+    std::unique_ptr<Store> store;
+    StoreOptions o;
+    Status s = Store::Open(o, path, &store);
+    uint64_t freed = 0;
+    if (s.ok()) s = store->ReclaimSpace(&freed);
+    if (store) {
+      Status c = store->Close();
+      if (s.ok()) s = c;
+    }
+    if (!s.ok()) ++failed;
+    total += freed;
+    if (json) {
+      printf("%s{\"store\": %s, \"bytes_freed\": %llu, \"error\": %s}",
+             i ? ", " : "", Json(stores[i]).c_str(), (unsigned long long)freed,
+             s.ok() ? "null" : Json(s.ToString()).c_str());
+    } else if (s.ok()) {
+      printf("%llu bytes given back\t%s\n", (unsigned long long)freed,
+             stores[i].c_str());
+    } else {
+      fprintf(stderr, "sluice reclaim: %s\n", s.ToString().c_str());
+    }
+  }
+  if (json) {
+    printf("], \"bytes_freed\": %llu}\n", (unsigned long long)total);
+  } else {
+    printf("%llu bytes given back in all\n", (unsigned long long)total);
+  }
+  return failed ? 1 : 0;
+}
+
 int Verify(int argc, char** argv) {
   Args a = ParseArgs("verify", argc, argv, "", " --json ");
   if (a.pos.empty() || a.pos.size() > 2) Usage("verify", "need ROOT [PATH]");
@@ -727,6 +792,7 @@ int Main(int argc, char** argv) {
   const std::map<std::string, int (*)(int, char**)> commands = {
       {"ls", Ls},         {"stat", StatCmd}, {"cat", Cat},   {"export", Export},
       {"import", Import}, {"rm", Rm},        {"du", Du},     {"verify", Verify},
+      {"reclaim", Reclaim},
       {"mount", MountCmd}};
   auto it = commands.find(cmd);
   if (it == commands.end()) Usage("", "unknown command '" + cmd + "'");

@@ -91,6 +91,15 @@ class SLUICE_EXPORT Store {
   virtual Status StartBatch() = 0;
   virtual Status StopBatch() = 0;
 
+  // Gives back to the file system the space of every stored value that no
+  // key points at any more (layout vlog; other layouts leave it to their
+  // compactions and give 0). Values dropped by updates are given back at
+  // their barrier anyway; this finds the rest: those of a process that died
+  // before its barrier, or held back by a reader when their writer closed.
+  // A barrier first. Busy while another process reads the store. Updates
+  // issued meanwhile wait for it. *bytes_freed: the bytes given back.
+  virtual Status ReclaimSpace(uint64_t* bytes_freed) = 0;
+
   // Waits for queued updates, writes what is buffered, flushes and releases
   // the store. Further calls return InvalidArgument. Idempotent.
   virtual Status Close() = 0;

@@ -122,6 +122,11 @@ SLUICE_EXPORT int sluice_del(sluice_store_t* store, const void* key,
                              size_t klen, int flags);
 /* Makes every update issued before it durable; blocks until on disk. */
 SLUICE_EXPORT int sluice_write_barrier(sluice_store_t* store);
+/* Gives back the space of every stored value no key points at any more
+ * (Store::ReclaimSpace: a barrier first; SLUICE_BUSY while another process
+ * reads the store). *bytes_freed, if not NULL: the bytes given back. */
+SLUICE_EXPORT int sluice_reclaim_space(sluice_store_t* store,
+                                       uint64_t* bytes_freed);
 SLUICE_EXPORT int sluice_start_batch(sluice_store_t* store);
 SLUICE_EXPORT int sluice_stop_batch(sluice_store_t* store);
 

@@ -172,6 +172,19 @@ int sluice_write_barrier(sluice_store_t* store) {
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->WriteBarrier());
 }
 
+int sluice_reclaim_space(sluice_store_t* store, uint64_t* bytes_freed) {
+  uint64_t freed = 0;
+  int rc;
+  {
+    auto call = [&] {
+      SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->ReclaimSpace(&freed));
+    };
+    rc = call();
+  }
+  if (bytes_freed != nullptr) *bytes_freed = freed;
+  return rc;
+}
+
 int sluice_start_batch(sluice_store_t* store) {
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->StartBatch());
 }

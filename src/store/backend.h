@@ -38,6 +38,13 @@ class Backend {
   virtual Status Flush() = 0;
   virtual Status Close() = 0;
 
+  // Gives back the space of every value nothing points at (layout vlog);
+  // *bytes says how much. Other layouts have none to give: OK, 0.
+  virtual Status ReclaimUnreferenced(uint64_t* bytes) {
+    *bytes = 0;
+    return Status::OK();
+  }
+
   virtual bool HasNativeAppend() const = 0;
   // True when Sluice must buffer updates itself because the backend would
   // otherwise log each one (LevelDB with wal=false).

@@ -252,6 +252,20 @@ class StoreImpl final : public Store {
     return s;
   }
 
+  Status ReclaimSpace(uint64_t* bytes_freed) override {
+    *bytes_freed = 0;
+    if (closed_) return Closed();
+    if (options_.read_only) {
+      return Status::InvalidArgument("store " + path_ +
+                                     " is open read-only: nothing to reclaim");
+    }
+    Status s = WriteBarrier();
+    if (!s.ok()) return s;
+    s = backend_->ReclaimUnreferenced(bytes_freed);
+    if (!s.ok()) return Status(s.code(), "store " + path_ + ": " + s.message());
+    return s;
+  }
+
   Status Close() override {
     if (closed_.exchange(true)) return Status::OK();
     async_.Stop();

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -935,6 +936,41 @@ int ValueLog::PinForReading(const std::string& dir) {
   return fd;
 }
 
+void ValueLog::PunchLocked(uint32_t file, uint64_t begin, uint64_t end,
+                           int* fd, uint32_t* fd_file, uint64_t* freed) {
+  begin = std::max<uint64_t>(AlignUp(begin), kHeaderBytes);
+  end = AlignDown(end);
+  if (reclaim_unsupported_ || begin >= end) return;
+  if (*fd < 0 || *fd_file != file) {
+    if (*fd >= 0) close(*fd);
+    *fd = open(FileName(file).c_str(), O_WRONLY | O_CLOEXEC);
+    *fd_file = file;
+    if (*fd < 0) return;
+  }
+  // Counted by the blocks the file loses: a range punched before (or never
+  // allocated) frees nothing.
+  struct stat before, after;
+  const bool counted = fstat(*fd, &before) == 0;
+  if (fallocate(*fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(begin), static_cast<off_t>(end - begin)) == 0) {
+    if (counted && fstat(*fd, &after) == 0 && after.st_blocks < before.st_blocks) {
+      *freed += static_cast<uint64_t>(before.st_blocks - after.st_blocks) * 512;
+    }
+  } else if (errno == EOPNOTSUPP || errno == ENOSYS) {
+    reclaim_unsupported_ = true;
+  }
+}
+
+namespace {
+
+void SortByPlace(std::vector<ValuePointer>* v) {
+  std::sort(v->begin(), v->end(), [](const ValuePointer& a, const ValuePointer& b) {
+    return a.file != b.file ? a.file < b.file : a.offset < b.offset;
+  });
+}
+
+}  // namespace
+
 uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
   if (dead->empty() || options_.read_only) return 0;
   std::lock_guard<std::mutex> lock(reclaim_mu_);
@@ -946,31 +982,10 @@ uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
     if (errno != EWOULDBLOCK && errno != EINTR) dead->clear();  // no flock
     return 0;  // pinned: later
   }
-  std::sort(dead->begin(), dead->end(),
-            [](const ValuePointer& a, const ValuePointer& b) {
-              return a.file != b.file ? a.file < b.file : a.offset < b.offset;
-            });
+  SortByPlace(dead);
   uint64_t freed = 0;
   int fd = -1;
   uint32_t fd_file = 0;
-  auto punch = [&](uint32_t file, uint64_t begin, uint64_t end) {
-    begin = std::max<uint64_t>(AlignUp(begin), kHeaderBytes);
-    end = AlignDown(end);
-    if (reclaim_unsupported_ || begin >= end) return;
-    if (fd < 0 || fd_file != file) {
-      if (fd >= 0) close(fd);
-      fd = open(FileName(file).c_str(), O_WRONLY | O_CLOEXEC);
-      fd_file = file;
-      if (fd < 0) return;
-    }
-    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  static_cast<off_t>(begin),
-                  static_cast<off_t>(end - begin)) == 0) {
-      freed += end - begin;
-    } else if (errno == EOPNOTSUPP || errno == ENOSYS) {
-      reclaim_unsupported_ = true;
-    }
-  };
   // Values appended one after another are adjacent: merged, the blocks
   // they share are punched too.
   uint32_t file = 0;
@@ -981,15 +996,80 @@ uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
       end = std::max<uint64_t>(end, p.offset + p.length);
       continue;
     }
-    if (open_range) punch(file, begin, end);
+    if (open_range) PunchLocked(file, begin, end, &fd, &fd_file, &freed);
     file = p.file, begin = p.offset, end = p.offset + p.length;
     open_range = true;
   }
-  if (open_range) punch(file, begin, end);
+  if (open_range) PunchLocked(file, begin, end, &fd, &fd_file, &freed);
   if (fd >= 0) close(fd);
   flock(readers_fd_, LOCK_UN);
   dead->clear();
   return freed;
+}
+
+Status ValueLog::ReclaimAllBut(
+    const std::function<Status(std::vector<ValuePointer>*)>& live,
+    uint64_t* bytes) {
+  *bytes = 0;
+  if (options_.read_only) {
+    return Status::InvalidArgument("value log " + dir_ + " is read-only");
+  }
+  std::lock_guard<std::mutex> lock(reclaim_mu_);
+  if (readers_fd_ < 0) {
+    return Status::NotSupported("value log " + dir_ + ": no " +
+                                kReadersFileName + " file to lock readers out");
+  }
+  if (flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return Status::Busy("value log " + dir_ +
+                          ": a reader has the store open; try again after it ends");
+    }
+    return posix::Error("cannot lock the readers out of", dir_, errno);
+  }
+  std::vector<ValuePointer> keep;
+  Status s = live(&keep);
+  // Each file's end: what a writer wrote of its current file; the size of
+  // every other file.
+  std::map<uint32_t, uint64_t> ends;
+  if (s.ok()) {
+    DIR* d = opendir(dir_.c_str());
+    if (d == nullptr) s = posix::Error("cannot list", dir_, errno);
+    while (d != nullptr) {
+      struct dirent* e = readdir(d);
+      if (e == nullptr) break;
+      unsigned n = 0;
+      char tail[8] = {0};
+      if (sscanf(e->d_name, "%8u.%5s", &n, tail) != 2 || strcmp(tail, "vlog") != 0) {
+        continue;
+      }
+      struct stat st;
+      if (stat(FileName(n).c_str(), &st) != 0) continue;
+      uint64_t end = static_cast<uint64_t>(st.st_size);
+      if (n == writing_file_.load()) end = std::min(end, written_end_.load());
+      ends[n] = end;
+    }
+    if (d != nullptr) closedir(d);
+  }
+  if (s.ok()) {
+    SortByPlace(&keep);
+    size_t i = 0;
+    int fd = -1;
+    uint32_t fd_file = 0;
+    for (const auto& [file, end] : ends) {
+      while (i < keep.size() && keep[i].file < file) ++i;
+      uint64_t at = kHeaderBytes;  // the first byte not known to be live
+      for (; i < keep.size() && keep[i].file == file; ++i) {
+        const ValuePointer& p = keep[i];
+        // The gap before it; a block it shares with the gap stays.
+        if (p.offset > at) PunchLocked(file, at, p.offset, &fd, &fd_file, bytes);
+        at = std::max<uint64_t>(at, p.offset + p.length);
+      }
+      if (end > at) PunchLocked(file, at, end, &fd, &fd_file, bytes);
+    }
+    if (fd >= 0) close(fd);
+  }
+  flock(readers_fd_, LOCK_UN);
+  return s;
 }
 
 }  // namespace sluice

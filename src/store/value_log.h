@@ -43,6 +43,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,9 +124,18 @@ class ValueLog {
   // Gives back the space of the values in *dead, which no key points at
   // any more and whose dropping is durable: holes are punched over the
   // whole blocks they cover (neighbouring values, adjacent in the file,
-  // are merged first). Returns the bytes punched, and empties *dead; while
+  // are merged first). Returns the bytes freed, and empties *dead; while
   // a reader pins the log it does nothing and leaves *dead as it is.
   uint64_t Reclaim(std::vector<ValuePointer>* dead);
+  // Gives back every range of the log that no pointer `live` returns refers
+  // to: the space of values dropped by a process that died before its
+  // barrier, or held by a reader when their writer closed. `live` lists the
+  // pointers of the whole tree; it runs while the log is locked against
+  // readers, and no value may be appended meanwhile. Busy (and nothing
+  // done) while a reader pins the log. *bytes: the bytes freed.
+  Status ReclaimAllBut(
+      const std::function<Status(std::vector<ValuePointer>*)>& live,
+      uint64_t* bytes);
   // Pins the log in `dir` against Reclaim until the returned descriptor is
   // closed (-1: nothing to pin, as when `dir` does not exist). Taken by a
   // read-only opener before it opens the tree.
@@ -162,6 +172,10 @@ class ValueLog {
   Status FinishFileLocked(std::unique_lock<std::mutex>* lock);
   void PreallocateLocked(uint64_t end);
   Status TrimLocked();
+  // Punches [begin, end) of `file`, shrunk to whole blocks past the header;
+  // *fd caches the file open for it (*fd_file its number). reclaim_mu_ held.
+  void PunchLocked(uint32_t file, uint64_t begin, uint64_t end, int* fd,
+                   uint32_t* fd_file, uint64_t* freed);
   void WriterLoop();
   Status WriteJob(const Job& job);
   Status GetReadFile(uint32_t file, ReadFile* rf);

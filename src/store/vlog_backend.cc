@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "store/backend.h"
@@ -136,6 +137,7 @@ class VlogBackend final : public Backend {
     return log_->Read(p, value->data());
   }
   Status Put(std::string_view key, std::string_view value) override {
+    std::shared_lock<std::shared_mutex> updating(update_mu_);
     std::vector<ValuePointer> old;
     NoteReplaced(key, &old);
     std::string v;
@@ -145,6 +147,7 @@ class VlogBackend final : public Backend {
     return s;
   }
   Status Delete(std::string_view key) override {
+    std::shared_lock<std::shared_mutex> updating(update_mu_);
     std::vector<ValuePointer> old;
     NoteReplaced(key, &old);
     Status s = tree_->Delete(key);
@@ -155,6 +158,7 @@ class VlogBackend final : public Backend {
     return Status::NotSupported("the vlog layout appends by rewriting");
   }
   Status Write(const WriteBuffer& buffer) override {
+    std::shared_lock<std::shared_mutex> updating(update_mu_);
     WriteBuffer tagged;
     std::string v;
     std::vector<ValuePointer> old;
@@ -192,6 +196,28 @@ class VlogBackend final : public Backend {
     to.insert(to.end(), dropped.begin(), dropped.end());
     if (s.ok()) log_->Reclaim(&durable_);
     return s;
+  }
+  // Between the flush and the scan no update runs: the tree then says
+  // exactly what is durable, and no value is appended but not yet pointed at.
+  Status ReclaimUnreferenced(uint64_t* bytes) override {
+    *bytes = 0;
+    std::unique_lock<std::shared_mutex> alone(update_mu_);
+    Status s = Flush();
+    if (!s.ok()) return s;
+    return log_->ReclaimAllBut(
+        [&](std::vector<ValuePointer>* live) {
+          std::unique_ptr<Iterator> it = tree_->NewIterator({}, {});
+          for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            const std::string_view raw = it->value();
+            if (raw.empty() || raw[0] != kPointer) continue;
+            ValuePointer p;
+            Status d = DecodePointer(raw, *log_, &p);
+            if (!d.ok()) return d;
+            live->push_back(p);
+          }
+          return it->status();
+        },
+        bytes);
   }
   Status Close() override {
     if (closed_) return Status::OK();
@@ -251,6 +277,8 @@ class VlogBackend final : public Backend {
   bool closed_ = false;
   // A read-only opener's pin (ValueLog::PinForReading), or -1.
   int pin_fd_ = -1;
+  // Updates share it; ReclaimUnreferenced takes it alone.
+  std::shared_mutex update_mu_;
   std::mutex dead_mu_;
   // Values dropped since the last Flush; values dropped durably that a
   // reader's pin kept Reclaim from giving back.
