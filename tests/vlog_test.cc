@@ -87,6 +87,23 @@ class ValueLogTest : public ::testing::TestWithParam<const char*> {
     o.vlog_file_bytes = 256u << 20;
     return o;
   }
+  static constexpr size_t kValue = 1u << 20;
+  // A writer of the store at Path() (OneFile) holding k0..k{n-1}, kValue
+  // bytes each, and "small" (inline), all barriered; null, and *why set,
+  // where the file system cannot punch holes.
+  std::unique_ptr<Store> OpenWithValues(int n, std::string* why) {
+    *why = CannotPunchHoles(dir_.Sub(""));
+    std::unique_ptr<Store> store;
+    if (!why->empty()) return store;
+    EXPECT_OK(Store::Open(OneFile(), Path(), &store));
+    for (int i = 0; store && i < n; ++i) {
+      EXPECT_OK(store->Put("k" + std::to_string(i), Pattern(i, kValue)));
+    }
+    if (store) EXPECT_OK(store->Put("small", "inline"));
+    if (store) EXPECT_OK(store->WriteBarrier());
+    return store;
+  }
+  std::string Path() const { return dir_.Sub("s"); }
   TempDir dir_;
 };
 
@@ -350,17 +367,11 @@ TEST_P(ValueLogTest, TruncatedLogIsReportedNotMisread) {
 // that makes the change durable, not before; what is still pointed at
 // reads back, there and after reopening.
 TEST_P(ValueLogTest, DroppedValuesGiveTheirSpaceBackOnceDurable) {
-  const std::string why = CannotPunchHoles(dir_.Sub(""));
+  std::string why;
+  std::unique_ptr<Store> store = OpenWithValues(6, &why);
   if (!why.empty()) GTEST_SKIP() << why;
-  const std::string path = dir_.Sub("s");
-  const size_t kValue = 1u << 20;
-  std::unique_ptr<Store> store;
-  ASSERT_OK(Store::Open(OneFile(), path, &store));
-  for (int i = 0; i < 6; ++i) {
-    ASSERT_OK(store->Put("k" + std::to_string(i), Pattern(i, kValue)));
-  }
-  ASSERT_OK(store->Put("small", "inline"));
-  ASSERT_OK(store->WriteBarrier());
+  ASSERT_TRUE(store);
+  const std::string path = Path();
   const uint64_t full = LogBlocksBytes(path);
   ASSERT_GE(full, 6 * kValue);
   ASSERT_OK(store->Delete("k0"));
@@ -407,16 +418,11 @@ TEST_P(ValueLogTest, AReaderKeepsDroppedValuesUntilItCloses) {
   if (std::string(GetParam()) == "backend=leveldb") {
     GTEST_SKIP() << "LevelDB stores are not read beside their writer";
   }
-  const std::string why = CannotPunchHoles(dir_.Sub(""));
+  std::string why;
+  std::unique_ptr<Store> writer = OpenWithValues(4, &why), reader;
   if (!why.empty()) GTEST_SKIP() << why;
-  const std::string path = dir_.Sub("s");
-  const size_t kValue = 1u << 20;
-  std::unique_ptr<Store> writer, reader;
-  ASSERT_OK(Store::Open(OneFile(), path, &writer));
-  for (int i = 0; i < 4; ++i) {
-    ASSERT_OK(writer->Put("k" + std::to_string(i), Pattern(i, kValue)));
-  }
-  ASSERT_OK(writer->WriteBarrier());
+  ASSERT_TRUE(writer);
+  const std::string path = Path();
   const uint64_t full = LogBlocksBytes(path);
   StoreOptions snap = OneFile();
   snap.read_only = true;
@@ -453,17 +459,11 @@ TEST_P(ValueLogTest, AReaderKeepsDroppedValuesUntilItCloses) {
 // closed; a writer died before its barrier) is found by ReclaimSpace, which
 // keeps every value still pointed at; a reader's pin makes it Busy.
 TEST_P(ValueLogTest, ReclaimSpaceFindsWhatNoKeyPointsAt) {
-  const std::string why = CannotPunchHoles(dir_.Sub(""));
+  std::string why;
+  std::unique_ptr<Store> writer = OpenWithValues(6, &why), reader;
   if (!why.empty()) GTEST_SKIP() << why;
-  const std::string path = dir_.Sub("s");
-  const size_t kValue = 1u << 20;
-  std::unique_ptr<Store> writer, reader;
-  ASSERT_OK(Store::Open(OneFile(), path, &writer));
-  for (int i = 0; i < 6; ++i) {
-    ASSERT_OK(writer->Put("k" + std::to_string(i), Pattern(i, kValue)));
-  }
-  ASSERT_OK(writer->Put("small", "inline"));
-  ASSERT_OK(writer->WriteBarrier());
+  ASSERT_TRUE(writer);
+  const std::string path = Path();
   // A reader's pin (as a snapshot reader takes it) through the writer's
   // close: k1 and k2 are dropped durably and their space left behind.
   const int pin = open((path + "/vlog/READERS").c_str(), O_RDONLY | O_CLOEXEC);
