@@ -131,6 +131,28 @@ case_ wide_chars 'cd $D && printf "h\xc3\xa9llo w\xc3\xb6rld\n\xe2\x82\xacuro\n"
 # scandir (run-parts; stored files cannot be executed, so only listed) and
 # glob(3) (called from Python through ctypes) walk directories with libc's
 # internal calls.
+# The wscanf family (GNU and C99 names) on a stored stream, after an
+# ungetwc, through ctypes.
+case_ wide_scanf 'printf "42 h\xc3\xa9llo\n7 w\xc3\xb6rld 3.5\n" > $D/ws.txt && LC_ALL=C.UTF-8 python3 - "$D/ws.txt" <<"PY"
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.fopen.restype = ctypes.c_void_p
+libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+libc.fgetwc.argtypes = libc.fclose.argtypes = [ctypes.c_void_p]
+libc.fgetwc.restype = ctypes.c_uint
+libc.ungetwc.argtypes = [ctypes.c_uint, ctypes.c_void_p]
+f = ctypes.c_void_p(libc.fopen(sys.argv[1].encode(), b"r"))
+c = libc.fgetwc(f)
+libc.ungetwc(c, f)
+n, w = ctypes.c_int(), ctypes.create_unicode_buffer(32)
+print(libc.fwscanf(f, ctypes.c_wchar_p("%d %ls"), ctypes.byref(n), w), n.value, w.value)
+d = ctypes.c_double()
+print(libc.__isoc99_fwscanf(f, ctypes.c_wchar_p("%d %ls %lf"), ctypes.byref(n), w, ctypes.byref(d)),
+      n.value, w.value, d.value)
+print(libc.fwscanf(f, ctypes.c_wchar_p("%d"), ctypes.byref(n)))
+libc.fclose(f)
+PY
+rm $D/ws.txt'
 case_ scandir_glob 'mkdir $D/rp && printf "#!/bin/sh\necho part one\n" > $D/rp/10-a && printf "#!/bin/sh\necho part two\n" > $D/rp/20-b && touch $D/rp/skip.me && chmod +x $D/rp/10-a $D/rp/20-b && run-parts --list $D/rp && run-parts --test $D/rp && python3 - "$D" <<"PY"
 import ctypes, sys
 class Glob(ctypes.Structure):

@@ -19,6 +19,7 @@
 #include <wchar.h>
 
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -562,7 +563,8 @@ EXPORT int glob64(const char* pattern, int flags,
 // a wide call on it crashes "predictably"): fgetws on a stored file, as in
 // rev, was a segmentation fault. On our streams the wide calls are done
 // here, on the byte stream, converting with mbrtowc/wcrtomb in the
-// current locale; other streams go to libc. Not done: the wscanf family.
+// current locale; other streams go to libc. The wscanf family goes
+// through libc's byte scanf (ScanW).
 namespace sluice {
 namespace preload {
 namespace {
@@ -690,6 +692,39 @@ auto Locked(FILE* f, F&& fn) {
   return r;
 }
 
+// The wscanf family on our stream: the wide format converted to a
+// multibyte one and scanned by libc's byte scanf on the byte stream (a
+// wide character pushed back with ungetwc goes back as its bytes first).
+// The results are those of glibc's wscanf for the input, except that field
+// widths count bytes and white space is isspace's: the same for ASCII.
+int ScanW(FILE* f, Cookie* k, const wchar_t* fmt, va_list ap, bool c99) {
+  Orient(k);
+  mbstate_t st{};
+  const wchar_t* src = fmt;
+  const size_t n = wcsrtombs(nullptr, &src, 0, &st);
+  if (n == static_cast<size_t>(-1)) {
+    errno = EILSEQ;
+    return EOF;
+  }
+  std::string mb(n + 1, '\0');
+  src = fmt;
+  st = mbstate_t{};
+  wcsrtombs(&mb[0], &src, n + 1, &st);
+  if (k->back != WEOF) {
+    char b[MB_LEN_MAX];
+    mbstate_t o{};
+    const size_t m = wcrtomb(b, static_cast<wchar_t>(k->back), &o);
+    k->back = WEOF;
+    if (m != static_cast<size_t>(-1)) {
+      for (size_t i = m; i-- > 0;) ungetc(static_cast<unsigned char>(b[i]), f);
+    }
+  }
+  using VfscanfFn = int (*)(FILE*, const char*, va_list);
+  static const auto gnu = reinterpret_cast<VfscanfFn>(RealSym("vfscanf"));
+  static const auto iso = reinterpret_cast<VfscanfFn>(RealSym("__isoc99_vfscanf"));
+  return (c99 ? iso : gnu)(f, mb.c_str(), ap);
+}
+
 }  // namespace
 }  // namespace preload
 }  // namespace sluice
@@ -800,6 +835,59 @@ EXPORT int wprintf(const wchar_t* fmt, ...) {
   va_end(ap);
   return r;
 }
+// The wscanf family under both of glibc's names: the GNU ones (wscanf) and
+// the C99 ones (__isoc99_wscanf, which <wchar.h> makes of the same calls in
+// C99 and C++11 code, this file's too: hence the explicit symbol names).
+namespace sluice {
+namespace preload {
+namespace {
+
+using VfwscanfFn = int (*)(FILE*, const wchar_t*, va_list);
+
+int VfwscanfAs(bool c99, FILE* f, const wchar_t* fmt, va_list ap) {
+  static const auto real_gnu = reinterpret_cast<VfwscanfFn>(RealSym("vfwscanf"));
+  static const auto real_c99 =
+      reinterpret_cast<VfwscanfFn>(RealSym("__isoc99_vfwscanf"));
+  Cookie* k = WideCookie(f);
+  if (!k) return (c99 ? real_c99 : real_gnu)(f, fmt, ap);
+  return Locked(f, [&] { return ScanW(f, k, fmt, ap, c99); });
+}
+
+}  // namespace
+}  // namespace preload
+}  // namespace sluice
+
+#define SLUICE_WSCANF_FAMILY(c99, vf, f, v, plain)                        \
+  extern "C" int SluiceScan_##vf(FILE*, const wchar_t*, va_list)         \
+      __asm__(#vf);                                                        \
+  extern "C" int SluiceScan_##f(FILE*, const wchar_t*, ...) __asm__(#f); \
+  extern "C" int SluiceScan_##v(const wchar_t*, va_list) __asm__(#v);    \
+  extern "C" int SluiceScan_##plain(const wchar_t*, ...) __asm__(#plain); \
+  EXPORT int SluiceScan_##vf(FILE* s, const wchar_t* fmt, va_list ap) {  \
+    return sluice::preload::VfwscanfAs(c99, s, fmt, ap);                   \
+  }                                                                        \
+  EXPORT int SluiceScan_##f(FILE* s, const wchar_t* fmt, ...) {          \
+    va_list ap;                                                            \
+    va_start(ap, fmt);                                                     \
+    const int r = sluice::preload::VfwscanfAs(c99, s, fmt, ap);            \
+    va_end(ap);                                                            \
+    return r;                                                              \
+  }                                                                        \
+  EXPORT int SluiceScan_##v(const wchar_t* fmt, va_list ap) {             \
+    return sluice::preload::VfwscanfAs(c99, stdin, fmt, ap);               \
+  }                                                                        \
+  EXPORT int SluiceScan_##plain(const wchar_t* fmt, ...) {                \
+    va_list ap;                                                            \
+    va_start(ap, fmt);                                                     \
+    const int r = sluice::preload::VfwscanfAs(c99, stdin, fmt, ap);        \
+    va_end(ap);                                                            \
+    return r;                                                              \
+  }
+SLUICE_WSCANF_FAMILY(false, vfwscanf, fwscanf, vwscanf, wscanf)
+SLUICE_WSCANF_FAMILY(true, __isoc99_vfwscanf, __isoc99_fwscanf,
+                     __isoc99_vwscanf, __isoc99_wscanf)
+#undef SLUICE_WSCANF_FAMILY
+
 // The fortified forms (_FORTIFY_SOURCE): the flag only asks for checks of
 // %n, which these formats pass to vswprintf as they are.
 EXPORT int __vfwprintf_chk(FILE* f, int, const wchar_t* fmt, va_list ap) {
