@@ -153,6 +153,29 @@ print(libc.fwscanf(f, ctypes.c_wchar_p("%d"), ctypes.byref(n)))
 libc.fclose(f)
 PY
 rm $D/ws.txt'
+# C++ standard streams follow a stored file dup2ed onto stdout, or
+# freopened over it (libstdc++ writes through the FILE it started with).
+case_ cxx_streams 'cat > $T/cx.cc <<"CC"
+#include <fcntl.h>
+#include <unistd.h>
+#include <cstdio>
+#include <iostream>
+int main(int argc, char** argv) {
+  std::cout << "to the terminal\n" << std::flush;
+  int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1);
+  close(fd);
+  std::cout << "cout after dup2 " << 42 << "\n";
+  printf("printf after dup2\n");
+  std::wcout << L"wcout" << std::endl;
+  fflush(stdout);
+  if (!freopen(argv[2], "w", stdout)) return 1;
+  std::cout << "cout after freopen" << std::endl;
+  std::cerr << "cerr" << std::endl;
+  return 0;
+}
+CC
+c++ -O1 -o $T/cx $T/cx.cc && $T/cx $D/cx1.txt $D/cx2.txt && cat $D/cx1.txt && cat $D/cx2.txt && $T/cx $D/cx3.txt $D/cx4.txt > $D/cx0.txt 2> $D/cxe.txt && cat $D/cx0.txt $D/cx3.txt $D/cx4.txt $D/cxe.txt && rm $D/cx?.txt $D/cxe.txt'
 case_ scandir_glob 'mkdir $D/rp && printf "#!/bin/sh\necho part one\n" > $D/rp/10-a && printf "#!/bin/sh\necho part two\n" > $D/rp/20-b && touch $D/rp/skip.me && chmod +x $D/rp/10-a $D/rp/20-b && run-parts --list $D/rp && run-parts --test $D/rp && python3 - "$D" <<"PY"
 import ctypes, sys
 class Glob(ctypes.Structure):

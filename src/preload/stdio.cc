@@ -18,7 +18,10 @@
 #include <glob.h>
 #include <wchar.h>
 
+#include <ext/stdio_sync_filebuf.h>
+
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -212,6 +215,51 @@ FILE* MakeCookie(int fd, const char* mode, bool owns_fd, Cookie** out) {
 }  // namespace
 
 
+// libstdc++'s standard streams (cout, cerr, clog, cin and the wide ones),
+// synchronised with stdio as they are unless the program says otherwise,
+// write through the FILE that stdout (stderr, stdin) was when they were
+// made: a program that dup2s a stored file onto 1 and writes to cout would
+// write past our stream, into the placeholder. They follow the swap here,
+// and go back to their own buffer with it. g_std_mu held.
+template <typename C>
+void RebindCxx(std::basic_ios<C>& s, FILE* from, FILE* to,
+               std::basic_streambuf<C>** saved) {
+  using Sync = __gnu_cxx::stdio_sync_filebuf<C>;
+  if (*saved == nullptr) {
+    auto* b = dynamic_cast<Sync*>(s.rdbuf());
+    if (b == nullptr || b->file() != from) return;  // not synchronised
+    *saved = b;
+    s.rdbuf(new Sync(to));
+  } else if (auto* mine = dynamic_cast<Sync*>(s.rdbuf());
+             mine != nullptr && mine != *saved && mine->file() == from) {
+    s.rdbuf(*saved);  // back to the one libstdc++ made
+    *saved = nullptr;
+    delete mine;
+  }
+}
+
+void RebindCxxStreams(int fd, FILE* from, FILE* to) {
+  static std::ios_base::Init init;  // the streams exist before we look
+  static std::streambuf* saved[4];
+  static std::wstreambuf* wsaved[4];
+  switch (fd) {
+    case 0:
+      RebindCxx(std::cin, from, to, &saved[0]);
+      RebindCxx(std::wcin, from, to, &wsaved[0]);
+      break;
+    case 1:
+      RebindCxx(std::cout, from, to, &saved[1]);
+      RebindCxx(std::wcout, from, to, &wsaved[1]);
+      break;
+    case 2:
+      RebindCxx(std::cerr, from, to, &saved[2]);
+      RebindCxx(std::clog, from, to, &saved[3]);
+      RebindCxx(std::wcerr, from, to, &wsaved[2]);
+      RebindCxx(std::wclog, from, to, &wsaved[3]);
+      break;
+  }
+}
+
 void SyncStdStream(int fd) {
   if (fd < 0 || fd > 2 || t_inside) return;
   const bool ours = Lookup(fd) != nullptr;
@@ -226,9 +274,11 @@ void SyncStdStream(int fd) {
     g_orig_std[fd] = *var;
     g_mine_std[fd] = f;
     *var = f;
+    RebindCxxStreams(fd, g_orig_std[fd], f);
   } else if (!ours && g_mine_std[fd]) {
     FILE* f = g_mine_std[fd];
     if (*var == f) *var = g_orig_std[fd];
+    RebindCxxStreams(fd, f, g_orig_std[fd]);
     g_mine_std[fd] = nullptr;
     // Its fd now names something else (it was flushed before the change):
     // the stream is freed without closing that fd.
