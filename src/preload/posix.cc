@@ -585,6 +585,16 @@ EXPORT int close(int fd) {
   if (r < 0) errno = e;
   return r;
 }
+// A range that may hold the store's own descriptors (EngineFdBase and up,
+// or anywhere when they could not be moved) lets the store go first, or it
+// would be closed under the engine (a stored file open below the range lost
+// its data): stored files left open reattach at their next use. g_mu held.
+void ReleaseBeforeClosing(unsigned last) {
+  const int base = EngineFdBase();
+  if (Active() && (base < 0 || last >= static_cast<unsigned>(base))) {
+    ReleaseLocked();
+  }
+}
 EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
   SLUICE_REAL(close_range);
   if (!(flags & CLOSE_RANGE_CLOEXEC)) {
@@ -592,6 +602,7 @@ EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
     for (unsigned fd = first; fd <= last && fd < kMaxFds; fd++) {
       if (g_fds[fd].load()) DropLocked(static_cast<int>(fd));
     }
+    ReleaseBeforeClosing(last);
   }
   return real_close_range(first, last, flags);
 }
@@ -602,6 +613,7 @@ EXPORT void closefrom(int lowfd) {
     for (int fd = lowfd < 0 ? 0 : lowfd; fd < kMaxFds; fd++) {
       if (g_fds[fd].load()) DropLocked(fd);
     }
+    ReleaseBeforeClosing(~0u);
   }
   real_closefrom(lowfd);
 }
