@@ -181,6 +181,18 @@ int Fail(const char* cmd, const Status& s) {
   return 1;
 }
 
+// The writer numbers of the stores (writer.N) in `root`, ascending.
+Status WriterNumbers(const std::string& root, std::vector<int>* writers) {
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) return Status::NotFound(root + ": " + strerror(errno));
+  while (struct dirent* e = readdir(d)) {
+    if (strncmp(e->d_name, "writer.", 7) == 0) writers->push_back(atoi(e->d_name + 7));
+  }
+  closedir(d);
+  std::sort(writers->begin(), writers->end());
+  return Status::OK();
+}
+
 Status OpenReader(const std::string& root, std::unique_ptr<FileSystem>* fs) {
   return FileSystem::Open(FsOptions(), root, FileSystem::kReader, fs);
 }
@@ -570,13 +582,9 @@ int Rm(int argc, char** argv) {
   Args a = ParseArgs("rm", argc, argv, "", " -r ");
   if (a.pos.size() < 2) Usage("rm", "need ROOT PATH...");
   const std::string root = a.pos[0];
-  DIR* d = opendir(root.c_str());
-  if (d == nullptr) return Fail("rm", Status::NotFound(root + ": " + strerror(errno)));
   std::vector<int> writers;
-  while (struct dirent* e = readdir(d)) {
-    if (strncmp(e->d_name, "writer.", 7) == 0) writers.push_back(atoi(e->d_name + 7));
-  }
-  closedir(d);
+  Status ls = WriterNumbers(root, &writers);
+  if (!ls.ok()) return Fail("rm", ls);
   std::vector<bool> found(a.pos.size(), false);
   for (int w : writers) {
     std::unique_ptr<FileSystem> fs;
@@ -653,16 +661,14 @@ int Reclaim(int argc, char** argv) {
   Args a = ParseArgs("reclaim", argc, argv, "", " --json ");
   if (a.pos.size() != 1) Usage("reclaim", "need ROOT");
   const std::string root = a.pos[0];
-  DIR* d = opendir(root.c_str());
-  if (d == nullptr) {
-    return Fail("reclaim", Status::NotFound(root + ": " + strerror(errno)));
-  }
+  std::vector<int> writers;
+  Status ls = WriterNumbers(root, &writers);
+  if (!ls.ok()) return Fail("reclaim", ls);
   std::vector<std::string> stores;
-  while (struct dirent* e = readdir(d)) {
-    if (strncmp(e->d_name, "writer.", 7) == 0) stores.push_back(e->d_name);
+  for (int w : writers) {
+    const std::string path = FileSystem::StorePath(root, w);
+    stores.push_back(path.substr(path.rfind('/') + 1));
   }
-  closedir(d);
-  std::sort(stores.begin(), stores.end());
   if (stores.empty()) {
     return Fail("reclaim", Status::NotFound(root + ": no writer's store in it"));
   }
@@ -671,7 +677,7 @@ int Reclaim(int argc, char** argv) {
   int failed = 0;
   if (json) printf("{\"stores\": [");
   for (size_t i = 0; i < stores.size(); ++i) {
-    const std::string path = root + "/" + stores[i];
+    const std::string path = FileSystem::StorePath(root, writers[i]);
     std::unique_ptr<Store> store;
     StoreOptions o;
     Status s = Store::Open(o, path, &store);

@@ -173,16 +173,10 @@ int sluice_write_barrier(sluice_store_t* store) {
 }
 
 int sluice_reclaim_space(sluice_store_t* store, uint64_t* bytes_freed) {
-  uint64_t freed = 0;
-  int rc;
-  {
-    auto call = [&] {
-      SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->ReclaimSpace(&freed));
-    };
-    rc = call();
-  }
-  if (bytes_freed != nullptr) *bytes_freed = freed;
-  return rc;
+  uint64_t ignored;
+  uint64_t* freed = bytes_freed != nullptr ? bytes_freed : &ignored;
+  *freed = 0;  // also when the handle is bad
+  SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->ReclaimSpace(freed));
 }
 
 int sluice_start_batch(sluice_store_t* store) {

@@ -30,6 +30,24 @@ constexpr uint64_t kPreallocBytes = 64u << 20;
 uint64_t AlignDown(uint64_t v) { return v & ~uint64_t{ValueLog::kAlign - 1}; }
 uint64_t AlignUp(uint64_t v) { return AlignDown(v + ValueLog::kAlign - 1); }
 
+// The numbers of the log files (NNNNNNNN.vlog) in `dir`, ascending.
+Status ListLogFiles(const std::string& dir, std::vector<uint32_t>* out) {
+  out->clear();
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return posix::Error("cannot list", dir, errno);
+  while (struct dirent* e = readdir(d)) {
+    unsigned n = 0;
+    char tail[8] = {0};
+    if (sscanf(e->d_name, "%8u.%5s", &n, tail) == 2 &&
+        strcmp(tail, "vlog") == 0) {
+      out->push_back(n);
+    }
+  }
+  closedir(d);
+  std::sort(out->begin(), out->end());
+  return Status::OK();
+}
+
 char* AllocAligned(size_t n) {
   void* p = nullptr;
   if (posix_memalign(&p, ValueLog::kAlign, n) != 0) return nullptr;
@@ -191,18 +209,10 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
   }
   Status s = posix::CreateDirs(dir);
   if (!s.ok()) return s;
-  uint32_t last = 0;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return posix::Error("cannot list", dir, errno);
-  while (struct dirent* e = readdir(d)) {
-    unsigned n = 0;
-    char tail[8] = {0};
-    if (sscanf(e->d_name, "%8u.%5s", &n, tail) == 2 &&
-        strcmp(tail, "vlog") == 0) {
-      last = std::max<uint32_t>(last, n);
-    }
-  }
-  closedir(d);
+  std::vector<uint32_t> files;
+  s = ListLogFiles(dir, &files);
+  if (!s.ok()) return s;
+  const uint32_t last = files.empty() ? 0 : files.back();
   log->buffers_.resize(static_cast<size_t>(std::max(options.write_buffers, 2)));
   for (int i = 0; i < 2; ++i) {  // the others when first needed
     Buffer& b = log->buffers_[i];
@@ -1031,24 +1041,15 @@ Status ValueLog::ReclaimAllBut(
   // Each file's end: what a writer wrote of its current file; the size of
   // every other file.
   std::map<uint32_t, uint64_t> ends;
-  if (s.ok()) {
-    DIR* d = opendir(dir_.c_str());
-    if (d == nullptr) s = posix::Error("cannot list", dir_, errno);
-    while (d != nullptr) {
-      struct dirent* e = readdir(d);
-      if (e == nullptr) break;
-      unsigned n = 0;
-      char tail[8] = {0};
-      if (sscanf(e->d_name, "%8u.%5s", &n, tail) != 2 || strcmp(tail, "vlog") != 0) {
-        continue;
-      }
-      struct stat st;
-      if (stat(FileName(n).c_str(), &st) != 0) continue;
-      uint64_t end = static_cast<uint64_t>(st.st_size);
-      if (n == writing_file_.load()) end = std::min(end, written_end_.load());
-      ends[n] = end;
-    }
-    if (d != nullptr) closedir(d);
+  std::vector<uint32_t> files;
+  if (s.ok()) s = ListLogFiles(dir_, &files);
+  for (size_t f = 0; s.ok() && f < files.size(); ++f) {
+    const uint32_t n = files[f];
+    struct stat st;
+    if (stat(FileName(n).c_str(), &st) != 0) continue;
+    uint64_t end = static_cast<uint64_t>(st.st_size);
+    if (n == writing_file_.load()) end = std::min(end, written_end_.load());
+    ends[n] = end;
   }
   if (s.ok()) {
     SortByPlace(&keep);

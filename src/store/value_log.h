@@ -22,8 +22,8 @@
 // (PinForReading: a shared flock on DIR/READERS), and Reclaim does nothing
 // while any pin is held; the ranges wait for a later call. Ranges still
 // waiting when the writer closes, or dropped by a process that died before
-// its next barrier, stay allocated (a file-system whose fallocate cannot
-// punch holes keeps everything).
+// its next barrier, stay allocated until ReclaimAllBut (a file system
+// whose fallocate cannot punch holes keeps everything).
 //
 // File format, version 1 (little-endian):
 //   [0, 4096)  header:  0 8 magic "SLUICEVL", 8 4 version, 12 4 header
