@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -328,6 +329,42 @@ TEST_P(KVTest, CloseInsideBatchDiscardsItAndSaysSo) {
   OpenStore(&store_);
   ExpectValue("before", "kept");
   ExpectMissing("inside");
+}
+
+// Table files carry a Bloom filter unless bloom_bits=0 (the value log looks
+// up every key it replaces; without filters each miss reads a block of every
+// level-0 table). Both backends name their filter policy in the table.
+TEST_P(KVTest, TableFilesCarryABloomFilterUnlessTurnedOff) {
+  for (int bits : {10, 0}) {
+    SCOPED_TRACE("bloom_bits=" + std::to_string(bits));
+    ASSERT_OK(store_->Close());
+    store_.reset();
+    std::filesystem::remove_all(path_);
+    StoreOptions o = Options();
+    o.bloom_bits = bits;
+    ASSERT_OK(Store::Open(o, path_, &store_));
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_OK(store_->Put("b" + std::to_string(i), Pattern(i, 100)));
+    }
+    ASSERT_OK(store_->WriteBarrier());
+    // LevelDB writes its first table when it reopens and replays its log.
+    ReopenWith(o);
+    ReopenWith(o);
+    int tables = 0, filtered = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path_)) {
+      const std::string ext = e.path().extension();
+      if (ext != ".sst" && ext != ".ldb") continue;
+      ++tables;
+      std::ifstream in(e.path(), std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+      if (bytes.find("BuiltinBloomFilter") != std::string::npos) ++filtered;
+    }
+    ASSERT_GT(tables, 0);
+    EXPECT_EQ(filtered, bits > 0 ? tables : 0) << tables << " table files";
+    ExpectValue("b199", Pattern(199, 100));
+    ExpectMissing("b200");
+  }
 }
 
 TEST_P(KVTest, ManyFlushesDoNotStall) {

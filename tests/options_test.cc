@@ -35,6 +35,7 @@ TEST(StoreOptions, DefaultsAreLsmioTuning) {
   EXPECT_FALSE(o.wal);
   EXPECT_FALSE(o.compression);
   EXPECT_EQ(o.block_cache_bytes, 0u);
+  EXPECT_EQ(o.bloom_bits, 10);
   EXPECT_FALSE(o.auto_compaction);
   EXPECT_EQ(o.write_buffer_size, 32u << 20);
   EXPECT_OK(o.Validate());
@@ -69,6 +70,11 @@ TEST(StoreOptions, UnknownNamesAndBadValuesAreNamed) {
   EXPECT_NE(s.message().find("wal"), std::string::npos);
   s = o.Set("flush_threads", "0");
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  s = o.Set("bloom_bits", "-1");
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("bloom_bits"), std::string::npos);
+  ASSERT_OK(o.Set("bloom_bits", "0"));
+  EXPECT_EQ(o.bloom_bits, 0);
   s = o.Set("backend", "lmdb");
   EXPECT_NE(s.message().find("lmdb"), std::string::npos);
   EXPECT_EQ(o.SetAll("wal").code(), Code::kInvalidArgument);

@@ -141,6 +141,15 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: 0.
   size_t block_cache_bytes = 0;
 
+  // Bits per key of the Bloom filter in each table file; 0 writes none.
+  // A lookup of a key that is not there then skips the table without
+  // reading it. Without a block cache and with compaction off, every
+  // level-0 table overlaps every other, and each lookup that misses would
+  // otherwise read and check one data block from every table: the value log
+  // looks up each key it replaces, so a writer looks up every new key.
+  // Default: 10 (about 1% false positives).
+  int bloom_bits = 10;
+
   // Background compaction. Checkpoint data is written once and read once;
   // compaction rewrites it for no gain. Off, write stalls on the number of
   // level-0 files are also turned off (RocksDB). LevelDB always compacts.

@@ -4,6 +4,7 @@
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
@@ -146,6 +147,10 @@ class LevelDBBackend : public Backend {
     o.max_file_size = options_.write_buffer_size;
     o.block_size = options_.block_size;
     o.block_cache = cache_.get();
+    if (options_.bloom_bits > 0) {
+      filter_.reset(leveldb::NewBloomFilterPolicy(options_.bloom_bits));
+      o.filter_policy = filter_.get();
+    }
     leveldb::DB* db = nullptr;
     leveldb::Status ls = leveldb::DB::Open(o, dir_, &db);
     db_.reset(db);
@@ -197,6 +202,7 @@ class LevelDBBackend : public Backend {
     db_.reset();  // LevelDB's destructor waits for its background work
     if (env_) env_->Stop();
     cache_.reset();
+    filter_.reset();
     return Status::OK();
   }
   bool HasNativeAppend() const override { return false; }
@@ -213,6 +219,7 @@ class LevelDBBackend : public Backend {
   const std::string dir_;
   leveldb::ReadOptions read_;
   std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<const leveldb::FilterPolicy> filter_;  // outlives db_
   std::unique_ptr<StoreThreadEnv> env_;  // outlives db_
   std::unique_ptr<leveldb::DB> db_;
 };

@@ -3,6 +3,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/flush_block_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
@@ -283,6 +284,9 @@ class RocksDBBackend : public Backend {
     rocksdb::BlockBasedTableOptions t;
     t.block_size = options_.block_size;
     t.flush_block_policy_factory = std::make_shared<IsolateLargeValuesFactory>();
+    if (options_.bloom_bits > 0) {
+      t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(options_.bloom_bits));
+    }
     if (options_.block_cache_bytes == 0) {
       t.no_block_cache = true;
     } else {

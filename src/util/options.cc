@@ -187,6 +187,8 @@ const std::vector<Field>& Fields() {
       SLUICE_BOOL(sync_writes, "fsync the log on every update (needs wal)"),
       SLUICE_BOOL(compression, "compress data blocks"),
       SLUICE_SIZE(block_cache_bytes, "block cache size, 0 = off"),
+      SLUICE_INT(bloom_bits, 0, 64,
+                 "Bloom filter bits per key in table files, 0 = none"),
       SLUICE_BOOL(auto_compaction, "background compaction"),
       SLUICE_BOOL(mmap_reads, "read table files through mmap"),
       SLUICE_BOOL(mmap_writes, "write table files through mmap"),
