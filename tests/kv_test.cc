@@ -367,6 +367,54 @@ TEST_P(KVTest, TableFilesCarryABloomFilterUnlessTurnedOff) {
   }
 }
 
+int CountTables(const std::string& dir) {
+  int n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.path().extension() == ".sst") ++n;
+  }
+  return n;
+}
+
+// With compaction off, each barrier adds a level-0 table. A writer that
+// closes a store of many small tables merges them (tidy_tables); tables that
+// hold more than one write buffer of data are left as they are.
+TEST(RocksDBTables, AWriterMergesManySmallTablesAtClose) {
+  struct Case {
+    const char* options;
+    int tables_after;  // of 20
+  } cases[] = {
+      {"backend=rocksdb", 1},
+      {"backend=rocksdb,tidy_tables=0", 20},
+      {"backend=rocksdb,tidy_tables=21", 20},
+      {"backend=rocksdb,layout=lsm,write_buffer_size=256k", 20},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.options);
+    TempDir dir;
+    const std::string path = dir.Sub("s");
+    StoreOptions o;
+    ASSERT_OK(o.SetAll(c.options));
+    const size_t size = o.layout == StoreLayout::kLsm ? (64u << 10) : 100;
+    std::unique_ptr<Store> store;
+    ASSERT_OK(Store::Open(o, path, &store));
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_OK(store->Put("t" + std::to_string(i), Pattern(i, size)));
+      ASSERT_OK(store->WriteBarrier());
+    }
+    ASSERT_EQ(CountTables(path), 20);
+    ASSERT_OK(store->Close());
+    EXPECT_EQ(CountTables(path), c.tables_after);
+    store.reset();
+    ASSERT_OK(Store::Open(o, path, &store));
+    for (int i = 0; i < 20; ++i) {
+      std::string v;
+      ASSERT_OK(store->Get("t" + std::to_string(i), &v));
+      EXPECT_TRUE(v == Pattern(i, size)) << i;
+    }
+    ASSERT_OK(store->Close());
+  }
+}
+
 TEST_P(KVTest, ManyFlushesDoNotStall) {
   // More write buffers than RocksDB's default level-0 stop trigger (36):
   // with compaction off, writes must still go on.

@@ -36,6 +36,7 @@ TEST(StoreOptions, DefaultsAreLsmioTuning) {
   EXPECT_FALSE(o.compression);
   EXPECT_EQ(o.block_cache_bytes, 0u);
   EXPECT_EQ(o.bloom_bits, 10);
+  EXPECT_EQ(o.tidy_tables, 16);
   EXPECT_FALSE(o.auto_compaction);
   EXPECT_EQ(o.write_buffer_size, 32u << 20);
   EXPECT_OK(o.Validate());

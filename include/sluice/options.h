@@ -156,6 +156,15 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: false.
   bool auto_compaction = false;
 
+  // With auto_compaction off (RocksDB): a writer that closes a store with
+  // at least this many level-0 table files, all tables together no larger
+  // than write_buffer_size, merges them into one. Each flush (each barrier,
+  // each writer process) adds a table that overlaps every other; without
+  // this, a store written by many short processes opens and merges ever
+  // more of them. 0 = never.
+  // Default: 16.
+  int tidy_tables = 16;
+
   // Read table files through mmap (RocksDB). LevelDB always mmaps up to
   // 1000 table files and ignores this option.
   // Default: false.

@@ -6,6 +6,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/flush_block_policy.h>
 #include <rocksdb/merge_operator.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -363,15 +364,44 @@ class RocksDBBackend : public Backend {
   }
   Status Close() override {
     if (!db_) return Status::OK();
+    Status tidy = TidyTables();
     rocksdb::Status s = db_->Close();
     db_.reset();
     env_->Stop();
-    return FromRocks(s, "close", dir_);
+    Status c = FromRocks(s, "close", dir_);
+    return tidy.ok() ? c : tidy;
   }
   bool HasNativeAppend() const override { return true; }
   bool WantsWriteBuffer() const override { return false; }
 
  private:
+  // With compaction off, every flush adds a level-0 table that overlaps all
+  // the others, and a store that many short processes write (a shell's
+  // tools through the interposer: one table per process) would grow without
+  // end: each open then opens every table, each iterator merges them all.
+  // A writer that closes a store of many tables and little data (all tables
+  // together no larger than one write buffer: the merge costs about one more
+  // flush) merges them into one. Checkpoint data in the tree (layout lsm)
+  // is larger than that and is never rewritten here.
+  Status TidyTables() {
+    if (options_.read_only || options_.auto_compaction ||
+        options_.tidy_tables == 0 || !flush_error_.ok()) {
+      return Status::OK();
+    }
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(&meta);
+    if (meta.levels.empty() ||
+        meta.levels[0].files.size() < static_cast<size_t>(options_.tidy_tables) ||
+        meta.size > options_.write_buffer_size) {
+      return Status::OK();
+    }
+    rocksdb::CompactRangeOptions c;
+    c.bottommost_level_compaction =
+        rocksdb::BottommostLevelCompaction::kForceOptimized;
+    return FromRocks(db_->CompactRange(c, nullptr, nullptr), "merge tables",
+                     dir_);
+  }
+
   const StoreOptions options_;
   const std::string dir_;
   rocksdb::WriteOptions write_;

@@ -190,6 +190,9 @@ const std::vector<Field>& Fields() {
       SLUICE_INT(bloom_bits, 0, 64,
                  "Bloom filter bits per key in table files, 0 = none"),
       SLUICE_BOOL(auto_compaction, "background compaction"),
+      SLUICE_INT(tidy_tables, 0, 1 << 20,
+                 "merge this many level-0 tables of little data at close, "
+                 "0 = never"),
       SLUICE_BOOL(mmap_reads, "read table files through mmap"),
       SLUICE_BOOL(mmap_writes, "write table files through mmap"),
       SLUICE_SIZE(write_buffer_size, "memtable size"),
