@@ -25,13 +25,21 @@ Options:
                (copied into DIR/lib first, so rebuilds do not disturb a run)
   --tools LIST comma-separated subset of the tools below, in that order
                                    [stat,cat,md5sum,cp,cp-out,cp-in]
+  --evict WHAT what leaves the page cache before every timed command [all]
+               all:  everything (sync; echo 3 > /proc/sys/vm/drop_caches):
+                     the programs and their libraries are read from disk
+                     too, RocksDB's (11 MB) among them on the stored side
+               data: only the files under DIR/plain and DIR/root (sync,
+                     then fadvise DONTNEED on each; checked with fincore):
+                     the data and the store are cold, the programs and
+                     libraries stay cached, as on a node that has run them
   --keep       leave DIR in place at the end
   -h, --help   this text
 
 Per tool and repetition, the plain and stored runs alternate (plain first in
-odd repetitions, stored first in even ones); the page cache is dropped
-(sync; echo 3 > /proc/sys/vm/drop_caches) before every timed command, if
-/proc/sys/vm/drop_caches is writable. Plain runs are not under LD_PRELOAD.
+odd repetitions, stored first in even ones), each after the eviction that
+--evict names (with --evict all, only if /proc/sys/vm/drop_caches is
+writable). Plain runs are not under LD_PRELOAD.
   stat    stat F > /dev/null   (a process's fixed cost: loading the
                                interposer's libraries and opening the store)
   cat     cat F > /dev/null
@@ -46,7 +54,7 @@ die() { echo "preload_tools: $*" >&2; exit 1; }
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 size_arg=1g reps=5 work=/work/scratch/preload_tools
-lib_arg=$script_dir/../build/libsluice_preload.so keep=0
+lib_arg=$script_dir/../build/libsluice_preload.so keep=0 evict=all
 tools_arg=stat,cat,md5sum,cp,cp-out,cp-in
 cmdline=$(printf '%q ' "$0" "$@"); cmdline=${cmdline% }
 
@@ -63,6 +71,8 @@ while [ $# -gt 0 ]; do
     --lib=*) lib_arg=${1#*=}; shift ;;
     --tools) [ $# -ge 2 ] || die "--tools needs a value"; tools_arg=$2; shift 2 ;;
     --tools=*) tools_arg=${1#*=}; shift ;;
+    --evict) [ $# -ge 2 ] || die "--evict needs a value"; evict=$2; shift 2 ;;
+    --evict=*) evict=${1#*=}; shift ;;
     --keep) keep=1; shift ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -93,6 +103,10 @@ for _t in "${_want[@]}"; do
     *) die "unknown tool '$_t' in --tools (stat, cat, md5sum, cp, cp-out, cp-in)" ;;
   esac
 done
+case $evict in
+  all|data) ;;
+  *) die "bad --evict '$evict' (all or data)" ;;
+esac
 [ -f "$lib_arg" ] || die "no interposer library at $lib_arg (build it, or pass --lib)"
 [ -n "$work" ] && [ "$work" != / ] || die "bad --dir '$work'"
 mkdir -p "$work"
@@ -144,8 +158,32 @@ if [ -d "$script_dir/../.git" ] && command -v git >/dev/null; then
 fi
 
 can_drop=1
+if [ $evict = data ]; then
+  command -v fincore >/dev/null || die "--evict data needs fincore (util-linux)"
+fi
+# The data's pages still cached, in bytes (--evict data).
+data_resident() {
+  local total=0 b f
+  while IFS= read -r -d '' f; do
+    b=$(fincore --bytes --noheadings --output RES "$f" 2>/dev/null) || b=0
+    total=$((total + ${b:-0}))
+  done < <(find "$plain" "$root" -type f -print0)
+  echo $total
+}
 drop_caches() {
   sync
+  if [ $evict = data ]; then
+    local f left
+    while IFS= read -r -d '' f; do
+      dd if="$f" iflag=nocache count=0 status=none 2>/dev/null \
+        || die "cannot drop the cached pages of $f"
+    done < <(find "$plain" "$root" -type f -print0)
+    # Left in cache: at most 1% of the input, or the timings are warm.
+    left=$(data_resident)
+    [ "$left" -le $((size / 100)) ] \
+      || die "$left bytes of the data are still cached after eviction"
+    return
+  fi
   if [ $can_drop = 1 ]; then
     if ! { echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
       can_drop=0
@@ -153,9 +191,6 @@ drop_caches() {
     fi
   fi
 }
-drop_caches
-echo "# caches:  $([ $can_drop = 1 ] && echo 'dropped before every timed command' || echo 'NOT dropped (no permission)')"
-
 # Microsecond timestamps into $_ts (bash 5 EPOCHREALTIME, else date).
 stamp() {
   if [ -n "${EPOCHREALTIME:-}" ]; then _ts=${EPOCHREALTIME/[.,]/}
@@ -284,7 +319,7 @@ for tool in "${tools[@]}"; do
   mbs_s=$(awk -v n="$size" -v t="$ms" 'BEGIN { if (t > 0) printf "%.1f", n / t; else print "inf" }')
   printf '%-7s %12s %12s %8s  %s | %s\n' "$tool" "$(us_to_s "$mp")" "$(us_to_s "$ms")" "$ratio" \
     "$(list_s "${tp[@]}")" "$(list_s "${ts[@]}")"
-  summary+=("RESULT tool=$tool size=$size reps=$reps plain_median_s=$(us_to_s "$mp") stored_median_s=$(us_to_s "$ms") ratio=$ratio plain_MBps=$mbs_p stored_MBps=$mbs_s plain_s=$(list_s "${tp[@]}") stored_s=$(list_s "${ts[@]}") caches_dropped=$can_drop")
+  summary+=("RESULT tool=$tool size=$size reps=$reps plain_median_s=$(us_to_s "$mp") stored_median_s=$(us_to_s "$ms") ratio=$ratio plain_MBps=$mbs_p stored_MBps=$mbs_s plain_s=$(list_s "${tp[@]}") stored_s=$(list_s "${ts[@]}") caches_dropped=$can_drop evict=$evict")
 done
 echo
 printf '%s\n' "${summary[@]}"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bench/preload_tools.sh, small: every tool on both sides, under each
+# --evict mode, must finish with its own checks passed (md5sum prints the
+# input's digest, every copy has the input's size, the stored input reads
+# back identical) and print a RESULT line per tool. With --evict data the
+# eviction is checked: a dd that drops nothing must stop the run.
+#   preload_tools_test.sh WORK LIBSLUICE_PRELOAD_SO
+set -uo pipefail
+work=$1 lib=$(realpath "$2")
+script=$(cd "$(dirname "$0")/.." && pwd)/bench/preload_tools.sh
+tools=stat,cat,md5sum,cp,cp-out,cp-in
+rm -rf "$work"
+mkdir -p "$work"
+fail=0
+
+run() {  # run NAME ARGS...: the script in WORK/NAME; its output in WORK/NAME.out
+  local name=$1; shift
+  "$script" --size 4m --reps 2 --lib "$lib" --dir "$work/$name" "$@" \
+    > "$work/$name.out" 2>&1
+}
+
+for evict in all data; do
+  if [ $evict = all ] && ! [ -w /proc/sys/vm/drop_caches ]; then
+    echo "note: /proc/sys/vm/drop_caches is not writable; --evict all runs warm"
+  fi
+  if ! run "$evict" --evict $evict --tools $tools; then
+    echo "FAIL: --evict $evict exited non-zero:"; tail -20 "$work/$evict.out"
+    fail=1
+    continue
+  fi
+  for t in ${tools//,/ }; do
+    if ! grep -q "^RESULT tool=$t .*evict=$evict\$" "$work/$evict.out"; then
+      echo "FAIL: --evict $evict printed no RESULT line for $t"; fail=1
+    fi
+  done
+  if grep -q WARNING "$work/$evict.out"; then
+    echo "FAIL: --evict $evict warned:"; grep -A3 WARNING "$work/$evict.out"
+    fail=1
+  fi
+done
+
+# An eviction that drops nothing is caught, not timed warm.
+mkdir -p "$work/fakebin"
+printf '#!/bin/sh\nexit 0\n' > "$work/fakebin/dd"
+chmod +x "$work/fakebin/dd"
+if PATH=$work/fakebin:$PATH run noevict --evict data --tools cat; then
+  echo "FAIL: --evict data ran with a dd that drops nothing"; fail=1
+elif ! grep -q 'still cached after eviction' "$work/noevict.out"; then
+  echo "FAIL: --evict data stopped, but not for the cached data:"
+  tail -5 "$work/noevict.out"; fail=1
+fi
+
+if run badevict --evict some; then
+  echo "FAIL: --evict some was accepted"; fail=1
+elif ! grep -q "bad --evict 'some'" "$work/badevict.out"; then
+  echo "FAIL: --evict some: no clear error:"; cat "$work/badevict.out"; fail=1
+fi
+
+[ $fail = 0 ] && echo "preload_tools: all checks passed" && rm -rf "$work"
+exit $fail
