@@ -803,7 +803,8 @@ void ValueLog::QueueAheadLocked(const ReadFile& rf, uint32_t file,
                                 uint64_t offset, size_t length) {
   if (pf_stop_ || length == 0) return;
   const uint64_t first_seq = pf_seq_;  // slots queued before this call
-  for (int k = 0; k < kSlots; ++k, offset += length) {
+  const int ahead = AheadFor(length);
+  for (int k = 0; k < ahead; ++k, offset += length) {
     const uint64_t begin = AlignDown(offset);
     const size_t alen = static_cast<size_t>(AlignUp(offset + length) - begin);
     bool queued = false;

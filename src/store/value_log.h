@@ -39,6 +39,7 @@
 #ifndef SLUICE_STORE_VALUE_LOG_H_
 #define SLUICE_STORE_VALUE_LOG_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -230,10 +231,20 @@ class ValueLog {
     uint64_t value_hash = 0;
     ReadBuffer buf;
   };
-  // Reads ahead: up to kSlots values, kPrefetchThreads at a time (the
-  // device is faster with more than one read in flight).
-  static constexpr int kSlots = 4;
+  // Reads ahead: kMinAhead values, or more while they fit in kAheadBytes
+  // (up to kSlots), kPrefetchThreads at a time (the device is faster with
+  // more than one read in flight). Small values get the deeper lead: a
+  // caller that writes what it reads (cp out of the store) stalls in its
+  // writes now and then, and four 1 MiB values did not cover the stall.
+  static constexpr int kSlots = 8;
+  static constexpr int kMinAhead = 4;
+  static constexpr size_t kAheadBytes = 8u << 20;
   static constexpr int kPrefetchThreads = 2;
+  static int AheadFor(size_t length) {
+    const size_t fit = length > 0 ? (kAheadBytes + length - 1) / length : kSlots;
+    return static_cast<int>(
+        std::min<size_t>(kSlots, std::max<size_t>(kMinAhead, fit)));
+  }
   void QueueAheadLocked(const ReadFile& rf, uint32_t file, uint64_t offset,
                         size_t length);
   void PrefetchLoop();
