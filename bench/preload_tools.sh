@@ -161,25 +161,18 @@ can_drop=1
 if [ $evict = data ]; then
   command -v fincore >/dev/null || die "--evict data needs fincore (util-linux)"
 fi
-# The data's pages still cached, in bytes (--evict data).
-data_resident() {
-  local total=0 b f
-  while IFS= read -r -d '' f; do
-    b=$(fincore --bytes --noheadings --output RES "$f" 2>/dev/null) || b=0
-    total=$((total + ${b:-0}))
-  done < <(find "$plain" "$root" -type f -print0)
-  echo $total
-}
 drop_caches() {
   sync
   if [ $evict = data ]; then
-    local f left
+    # Each file's pages dropped, then counted: at most 1% of the input may
+    # be left in cache, or the timings are warm.
+    local f b left=0
     while IFS= read -r -d '' f; do
       dd if="$f" iflag=nocache count=0 status=none 2>/dev/null \
         || die "cannot drop the cached pages of $f"
+      b=$(fincore --bytes --noheadings --output RES "$f" 2>/dev/null) || b=0
+      left=$((left + ${b:-0}))
     done < <(find "$plain" "$root" -type f -print0)
-    # Left in cache: at most 1% of the input, or the timings are warm.
-    left=$(data_resident)
     [ "$left" -le $((size / 100)) ] \
       || die "$left bytes of the data are still cached after eviction"
     return
@@ -191,6 +184,13 @@ drop_caches() {
     fi
   fi
 }
+if [ $evict = data ]; then
+  echo "# caches:  the data's pages (files under $plain and $root) dropped before every timed command; programs and libraries stay cached"
+else
+  drop_caches
+  echo "# caches:  $([ $can_drop = 1 ] && echo 'dropped before every timed command' || echo 'NOT dropped (no permission)')"
+fi
+
 # Microsecond timestamps into $_ts (bash 5 EPOCHREALTIME, else date).
 stamp() {
   if [ -n "${EPOCHREALTIME:-}" ]; then _ts=${EPOCHREALTIME/[.,]/}
