@@ -22,7 +22,8 @@ Options:
   --dir DIR    work directory (plain/, mnt/, root/, lib/ go in it)
                                               [/work/scratch/preload_tools]
   --lib PATH   libsluice_preload.so  [<repo>/build/libsluice_preload.so]
-               (copied into DIR/lib first, so rebuilds do not disturb a run)
+               (copied into DIR/lib first with the libsluice and backend
+               modules beside it, so rebuilds do not disturb a run)
   --tools LIST comma-separated subset of the tools below, in that order
                                    [stat,cat,md5sum,cp,cp-out,cp-in]
   --evict WHAT what leaves the page cache before every timed command [all]
@@ -131,7 +132,13 @@ trap cleanup EXIT
 # Leftovers of an earlier --keep run would be a stale store.
 rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs"
 mkdir -p "$plain" "$mnt" "$root" "$libdir" "$logs"
+# The interposer finds libsluice and the backend modules beside itself
+# ($ORIGIN): they are copied with it.
+_libsrc=$(dirname "$lib_arg")
 cp "$lib_arg" "$libdir/libsluice_preload.so"
+for _l in "$_libsrc"/libsluice.so* "$_libsrc"/libsluice_rocksdb.so "$_libsrc"/libsluice_leveldb.so; do
+  [ -e "$_l" ] && cp -P "$_l" "$libdir/"
+done
 lib=$libdir/libsluice_preload.so
 
 # side plain|stored CMD...: runs CMD, under the interposer on the stored side.

@@ -37,4 +37,29 @@ c++ -std=c++17 -Wall -Werror -o "$work/readme_cpp" "$work/readme.cc" \
 (cd "$work" && ./readme_c && ./readme_cpp)
 test -f "$work/ckpt.sluice/SLUICE"
 
+# The installed interposer and tool find libsluice beside them, with the
+# prefix on no search path: a file copied in through the interposer reads
+# back, and the tool lists it.
+mkdir -p "$work/mnt"
+echo "through the installed interposer" > "$work/in.txt"
+(cd "$work" && LD_PRELOAD="$prefix/lib/libsluice_preload.so" SLUICE_MOUNT="$work/mnt" \
+  SLUICE_ROOT="$work/root" cp in.txt mnt/f.txt)
+test "$(LD_PRELOAD="$prefix/lib/libsluice_preload.so" SLUICE_MOUNT="$work/mnt" \
+  SLUICE_ROOT="$work/root" cat "$work/mnt/f.txt")" = "through the installed interposer"
+test -z "$(ls -A "$work/mnt")"
+"$prefix/bin/sluice" ls "$work/root" | grep -qx f.txt
+
+# No RUNPATH of ours, built or installed, has an empty entry: the loader
+# reads one as the current directory and would load libraries from the cwd.
+for f in "$build"/*.so* "$build/sluice" "$build/bench/sluice-bench" \
+         "$prefix"/lib/*.so* "$prefix"/bin/*; do
+  [ -f "$f" ] && [ ! -L "$f" ] || continue
+  rp=$(readelf -d "$f" | sed -n 's/.*R[UN]*PATH.*\[\(.*\)\]$/\1/p')
+  case ":$rp:" in
+    *::*) if [ -n "$rp" ]; then
+            echo "install_test: $f has an empty RUNPATH entry: '$rp'" >&2; exit 1
+          fi ;;
+  esac
+done
+
 echo "install_test: installed package works through find_package and pkg-config"
