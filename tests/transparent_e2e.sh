@@ -209,6 +209,56 @@ rm -r $D/rp'
 # Pipelines with a stored reader and a stored writer at once, and a shell
 # that opens stored files on descriptors of its choosing (exec 5< f).
 case_ pipelines 'seq 1 20000 > $D/p.txt; cat $D/p.txt | tee $D/q.txt | wc -l; tac $D/p.txt | tee -a $D/q.txt > /dev/null; wc -l < $D/q.txt; md5sum < $D/q.txt; cat $D/p.txt | while read x; do echo "n$x"; done > $D/r.txt; tail -1 $D/r.txt; exec 5< $D/r.txt; read -u 5 l; echo "read $l"; exec 5<&-; exec 3> $D/s.txt; echo three >&3; exec 3>&-; cat $D/s.txt; rm $D/p.txt $D/q.txt $D/r.txt $D/s.txt'
+# The kernel's own copies (copy_file_range, sendfile, splice, the FICLONE
+# ioctl) from a stored file, into the store and out of it: each copies the
+# file's bytes or fails so that the caller falls back to read and write;
+# none may move the bytes of the descriptor underneath.
+case_ kernel_copies 'python3 - "$D" "$T" <<"PY"
+import fcntl, hashlib, os, sys
+d, t = sys.argv[1], sys.argv[2]
+src = os.path.join(d, "data.bin")
+want = hashlib.md5(open(src, "rb").read()).hexdigest()
+FICLONE = 0x40049409
+def until_done(step):  # a kernel copy, repeated until it copies nothing
+    while step() > 0:
+        pass
+def spliced(fi, fo):  # file -> pipe -> file
+    r, w = os.pipe()
+    try:
+        def step():
+            n = os.splice(fi, w, 1 << 16)
+            got = 0
+            while got < n:
+                got += os.splice(r, fo, n - got)
+            return n
+        until_done(step)
+    finally:
+        os.close(r); os.close(w)
+calls = {
+    "copy_file_range": lambda fi, fo: until_done(lambda: os.copy_file_range(fi, fo, 1 << 20)),
+    "sendfile": lambda fi, fo: until_done(lambda: os.sendfile(fo, fi, None, 1 << 20)),
+    "splice": spliced,
+    "FICLONE": lambda fi, fo: fcntl.ioctl(fo, FICLONE, fi),
+}
+for name, call in calls.items():
+    for where in (d, t):
+        dst = os.path.join(where, "k_" + name + ".bin")
+        fi = os.open(src, os.O_RDONLY)
+        fo = os.open(dst, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            call(fi, fo)
+        except OSError:  # what cp and shutil do: start again by hand
+            os.lseek(fi, 0, 0); os.lseek(fo, 0, 0); os.ftruncate(fo, 0)
+            while True:
+                b = os.read(fi, 1 << 16)
+                if not b:
+                    break
+                os.write(fo, b)
+        os.close(fi); os.close(fo)
+        got = hashlib.md5(open(dst, "rb").read()).hexdigest()
+        print(name, "into the store" if where == d else "out of it", got == want)
+        os.unlink(dst)
+PY'
 # Read-only and private mappings of stored files (copies made at mmap):
 # Python's mmap, NumPy's mmap_mode, and git, which maps what it reads.
 case_ mmap_reads 'python3 - "$D" <<"PY"

@@ -508,14 +508,34 @@ EXPORT ssize_t sendfile64(int out, int in, off64_t* off, size_t count) {
   if (Ours(in) || Ours(out)) return FailErrno(EINVAL);
   return real_sendfile64(out, in, off, count);
 }
+// splice moves pages between a pipe and the placeholder itself: refused
+// as a file system without splice support refuses it, so that callers
+// (pv, Python's os.splice users) fall back to read and write.
+EXPORT ssize_t splice(int in, off64_t* off_in, int out, off64_t* off_out,
+                      size_t len, unsigned int flags) {
+  SLUICE_REAL(splice);
+  if (Ours(in) || Ours(out)) return FailErrno(EINVAL);
+  return real_splice(in, off_in, out, off_out, len, flags);
+}
 EXPORT int ioctl(int fd, unsigned long req, ...) {
   SLUICE_REAL(ioctl);
   va_list ap;
   va_start(ap, req);
   void* arg = va_arg(ap, void*);
   va_end(ap);
+  // A clone names its source by descriptor: a stored source is refused
+  // whatever the destination, not left to the kernel's cross-device check.
+  if (req == FICLONE || req == FICLONERANGE) {
+    const int src = req == FICLONE
+                        ? static_cast<int>(reinterpret_cast<intptr_t>(arg))
+                        : (arg != nullptr
+                               ? static_cast<int>(
+                                     static_cast<file_clone_range*>(arg)->src_fd)
+                               : -1);
+    if (Ours(fd) || (src >= 0 && Ours(src))) return FailErrno(EXDEV);
+    return real_ioctl(fd, req, arg);
+  }
   if (!Ours(fd)) return real_ioctl(fd, req, arg);
-  if (req == FICLONE || req == FICLONERANGE) return FailErrno(EXDEV);
   return FailErrno(ENOTTY);
 }
 EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd,
