@@ -27,7 +27,11 @@ expect_maps() {
       if [ "$want" = yes ]; then ok "$who maps $l"; else bad "$who maps $l"; fi
     else
       if [ "$want" = no ]; then ok "$who does not map $l"
-      else bad "$who does not map $l"; fi
+      else
+        bad "$who does not map $l"
+        # What it did map, for the diagnosis.
+        awk '$6 ~ /sluice|rocksdb|leveldb/ {print "     mapped:", $6}' "$f" | sort -u
+      fi
     fi
   done
 }
