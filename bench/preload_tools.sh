@@ -27,13 +27,20 @@ Options:
   --tools LIST comma-separated subset of the tools below, in that order
                                    [stat,cat,md5sum,cp,cp-out,cp-in]
   --evict WHAT what leaves the page cache before every timed command [all]
-               all:  everything (sync; echo 3 > /proc/sys/vm/drop_caches):
-                     the programs and their libraries are read from disk
-                     too, RocksDB's (11 MB) among them on the stored side
-               data: only the files under DIR/plain and DIR/root (sync,
-                     then fadvise DONTNEED on each; checked with fincore):
-                     the data and the store are cold, the programs and
-                     libraries stay cached, as on a node that has run them
+               all:    everything (sync; echo 3 > /proc/sys/vm/drop_caches):
+                       the programs and their libraries are read from disk
+                       too, RocksDB's (11 MB) among them on the stored side
+               data:   only the files under DIR/plain and DIR/root (sync,
+                       then fadvise DONTNEED on each; checked with fincore):
+                       the data and the store are cold, the programs and
+                       libraries stay cached, as on a node that has run them
+               rewarm: everything, as with all; then the command about to
+                       be timed runs once, untimed, on a 64 KiB file of its
+                       own side elsewhere in DIR/warm (the stored side in a
+                       store of its own), which reads its program and
+                       libraries back: the data and the store are cold, the
+                       programs cached, with the memory of a full drop
+                       (checked with fincore, as with data)
   --keep       leave DIR in place at the end
   -h, --help   this text
 
@@ -105,8 +112,8 @@ for _t in "${_want[@]}"; do
   esac
 done
 case $evict in
-  all|data) ;;
-  *) die "bad --evict '$evict' (all or data)" ;;
+  all|data|rewarm) ;;
+  *) die "bad --evict '$evict' (all, data or rewarm)" ;;
 esac
 [ -f "$lib_arg" ] || die "no interposer library at $lib_arg (build it, or pass --lib)"
 [ -n "$work" ] && [ "$work" != / ] || die "bad --dir '$work'"
@@ -114,6 +121,7 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 plain=$work/plain mnt=$work/mnt root=$work/root libdir=$work/lib logs=$work/logs
+warm=$work/warm
 F_plain=$plain/big.bin F_stored=$mnt/big.bin
 G_plain=$plain/copy.bin G_stored=$mnt/copy.bin
 
@@ -122,7 +130,7 @@ cleanup() {
   if [ $keep = 1 ]; then
     echo "kept $work"
   else
-    rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs"
+    rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs" "$warm"
     rmdir "$work" 2>/dev/null || true
   fi
   exit $rc
@@ -130,7 +138,7 @@ cleanup() {
 trap cleanup EXIT
 
 # Leftovers of an earlier --keep run would be a stale store.
-rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs"
+rm -rf "$plain" "$mnt" "$root" "$libdir" "$logs" "$warm"
 mkdir -p "$plain" "$mnt" "$root" "$libdir" "$logs"
 # The interposer finds libsluice and the backend modules beside itself
 # ($ORIGIN): they are copied with it.
@@ -141,11 +149,12 @@ for _l in "$_libsrc"/libsluice.so* "$_libsrc"/libsluice_rocksdb.so "$_libsrc"/li
 done
 lib=$libdir/libsluice_preload.so
 
-# side plain|stored CMD...: runs CMD, under the interposer on the stored side.
+# side plain|stored CMD...: runs CMD, under the interposer on the stored side
+# (in the store side_root, mounted at side_mnt: the timed one unless told).
 side() {
   local s=$1; shift
   if [ "$s" = stored ]; then
-    LD_PRELOAD=$lib SLUICE_MOUNT=$mnt SLUICE_ROOT=$root "$@"
+    LD_PRELOAD=$lib SLUICE_MOUNT=${side_mnt:-$mnt} SLUICE_ROOT=${side_root:-$root} "$@"
   else
     "$@"
   fi
@@ -165,23 +174,30 @@ if [ -d "$script_dir/../.git" ] && command -v git >/dev/null; then
 fi
 
 can_drop=1
-if [ $evict = data ]; then
-  command -v fincore >/dev/null || die "--evict data needs fincore (util-linux)"
+if [ $evict != all ]; then
+  command -v fincore >/dev/null || die "--evict $evict needs fincore (util-linux)"
 fi
+# check_cold: at most 1% of the input may be left in the page cache (the
+# files under plain/ and root/ counted), or the timings would be warm.
+check_cold() {
+  local f b left=0
+  while IFS= read -r -d '' f; do
+    b=$(fincore --bytes --noheadings --output RES "$f" 2>/dev/null) || b=0
+    left=$((left + ${b:-0}))
+  done < <(find "$plain" "$root" -type f -print0)
+  [ "$left" -le $((size / 100)) ] \
+    || die "$left bytes of the data are still cached after eviction"
+}
 drop_caches() {
   sync
   if [ $evict = data ]; then
-    # Each file's pages dropped, then counted: at most 1% of the input may
-    # be left in cache, or the timings are warm.
-    local f b left=0
+    # Each file's pages dropped; then counted.
+    local f
     while IFS= read -r -d '' f; do
       dd if="$f" iflag=nocache count=0 status=none 2>/dev/null \
         || die "cannot drop the cached pages of $f"
-      b=$(fincore --bytes --noheadings --output RES "$f" 2>/dev/null) || b=0
-      left=$((left + ${b:-0}))
     done < <(find "$plain" "$root" -type f -print0)
-    [ "$left" -le $((size / 100)) ] \
-      || die "$left bytes of the data are still cached after eviction"
+    check_cold
     return
   fi
   if [ $can_drop = 1 ]; then
@@ -191,12 +207,17 @@ drop_caches() {
     fi
   fi
 }
-if [ $evict = data ]; then
-  echo "# caches:  the data's pages (files under $plain and $root) dropped before every timed command; programs and libraries stay cached"
-else
-  drop_caches
-  echo "# caches:  $([ $can_drop = 1 ] && echo 'dropped before every timed command' || echo 'NOT dropped (no permission)')"
-fi
+case $evict in
+  data)
+    echo "# caches:  the data's pages (files under $plain and $root) dropped before every timed command; programs and libraries stay cached" ;;
+  all)
+    drop_caches
+    echo "# caches:  $([ $can_drop = 1 ] && echo 'dropped before every timed command' || echo 'NOT dropped (no permission)')" ;;
+  rewarm)
+    drop_caches
+    [ $can_drop = 1 ] || die "--evict rewarm needs a writable /proc/sys/vm/drop_caches"
+    echo "# caches:  dropped before every timed command, then the command run once untimed on a 64 KiB file in $warm (its programs and libraries read back; the data and its store stay cold, checked)" ;;
+esac
 
 # Microsecond timestamps into $_ts (bash 5 EPOCHREALTIME, else date).
 stamp() {
@@ -241,37 +262,63 @@ if [ -s "$logs/put.err" ]; then
 fi
 echo "# stored:  $F_stored via SLUICE_ROOT=$root (put in $(us_to_s $t_put) s; cmp ok; store uses $(store_space))"
 
+# The warm files of --evict rewarm: 64 KiB, plain and in a store of their own.
+if [ $evict = rewarm ]; then
+  mkdir -p "$warm/plain" "$warm/mnt" "$warm/root"
+  head -c 65536 /dev/urandom > "$warm/plain/big.bin"
+  side_mnt=$warm/mnt side_root=$warm/root side stored cp "$warm/plain/big.bin" "$warm/mnt/big.bin" \
+    || die "cp into the warm store failed"
+  side_mnt=$warm/mnt side_root=$warm/root side stored cmp "$warm/plain/big.bin" "$warm/mnt/big.bin" \
+    || die "the warm store's file does not read back identical"
+fi
+
 # --- 3. timed runs -----------------------------------------------------------
 declare -A times     # times[tool,side] = "t1 t2 ..." (microseconds)
 warned_err=0
 
+# tool_paths TOOL SIDE PLAIN_DIR MNT_DIR: the input F and the copy G of TOOL.
+tool_paths() {
+  local tool=$1 s=$2 pd=$3 md=$4
+  if [ "$s" = stored ]; then F=$md/big.bin G=$md/copy.bin; else F=$pd/big.bin G=$pd/copy.bin; fi
+  # cp across the mount's edge: one side of the copy is a plain file.
+  if [ "$s" = stored ] && [ "$tool" = cp-out ]; then G=$pd/copy.bin; fi
+  if [ "$s" = stored ] && [ "$tool" = cp-in ]; then F=$pd/big.bin; fi
+}
+
+# tool_cmd TOOL SIDE F G OUT: the command that is timed.
+tool_cmd() {
+  local tool=$1 s=$2 F=$3 G=$4 out=$5
+  case $tool in
+    stat) side "$s" stat "$F" > /dev/null ;;
+    cat) side "$s" cat "$F" > /dev/null ;;
+    md5sum) side "$s" md5sum "$F" > "$out" ;;
+    cp|cp-out|cp-in) side "$s" cp "$F" "$G" && side "$s" sync "$G" ;;
+  esac
+}
+
+# rewarm TOOL SIDE: TOOL once, untimed, on SIDE's 64 KiB file under $warm
+# (the stored side in the warm store), then its copy removed.
+rewarm() {
+  local tool=$1 s=$2 F G side_mnt=$warm/mnt side_root=$warm/root
+  tool_paths "$tool" "$s" "$warm/plain" "$warm/mnt"
+  { tool_cmd "$tool" "$s" "$F" "$G" /dev/null &&
+      case $tool in cp*) side "$s" rm -f "$G" ;; esac; } \
+    > /dev/null 2> "$logs/rewarm.err" ||
+    { cat "$logs/rewarm.err" >&2; die "the untimed $tool on the $s side's warm file failed"; }
+  sync
+  check_cold
+}
+
 # run_one TOOL SIDE REP: one timed run; appends to times[TOOL,SIDE].
 run_one() {
   local tool=$1 s=$2 rep=$3 F G err out rc=0
-  if [ "$s" = stored ]; then F=$F_stored G=$G_stored; else F=$F_plain G=$G_plain; fi
-  # cp across the mount's edge: one side of the copy is a plain file.
-  if [ "$s" = stored ] && [ "$tool" = cp-out ]; then G=$G_plain; fi
-  if [ "$s" = stored ] && [ "$tool" = cp-in ]; then F=$F_plain; fi
+  tool_paths "$tool" "$s" "$plain" "$mnt"
   err=$logs/$tool.$s.$rep.err out=$logs/$tool.$s.$rep.out
   drop_caches
-  case $tool in
-    stat)
-      stamp; t0=$_ts
-      side "$s" stat "$F" > /dev/null 2> "$err" || rc=$?
-      stamp ;;
-    cat)
-      stamp; t0=$_ts
-      side "$s" cat "$F" > /dev/null 2> "$err" || rc=$?
-      stamp ;;
-    md5sum)
-      stamp; t0=$_ts
-      side "$s" md5sum "$F" > "$out" 2> "$err" || rc=$?
-      stamp ;;
-    cp|cp-out|cp-in)
-      stamp; t0=$_ts
-      { side "$s" cp "$F" "$G" && side "$s" sync "$G"; } 2> "$err" || rc=$?
-      stamp ;;
-  esac
+  [ $evict != rewarm ] || rewarm "$tool" "$s"
+  stamp; t0=$_ts
+  tool_cmd "$tool" "$s" "$F" "$G" "$out" 2> "$err" || rc=$?
+  stamp
   local dt=$((_ts - t0))
   if [ $rc != 0 ]; then
     cat "$err" >&2; die "$tool on the $s side (rep $rep) exited $rc"
@@ -293,7 +340,8 @@ run_one() {
       [ ! -s "$err" ] || { echo "# WARNING: stderr from rm, $s side:" >&2; sed 's/^/#   /' "$err" >&2; } ;;
   esac
   times[$tool,$s]+="$dt "
-  printf '#   %-6s rep %d %-6s %s s\n' "$tool" "$rep" "$s" "$(us_to_s $dt)"
+  printf '#   %-6s rep %d %-6s %s s%s\n' "$tool" "$rep" "$s" "$(us_to_s $dt)" \
+    "$([ $evict != rewarm ] || echo ' (after its warm run)')"
 }
 
 echo "# runs:"

@@ -3,7 +3,9 @@
 # --evict mode, must finish with its own checks passed (md5sum prints the
 # input's digest, every copy has the input's size, the stored input reads
 # back identical) and print a RESULT line per tool. With --evict data the
-# eviction is checked: a dd that drops nothing must stop the run.
+# eviction is checked: a dd that drops nothing must stop the run. With
+# --evict rewarm each timed command is preceded by its untimed warm run
+# (counted in the output).
 #   preload_tools_test.sh WORK LIBSLUICE_PRELOAD_SO
 set -uo pipefail
 work=$1 lib=$(realpath "$2")
@@ -19,9 +21,18 @@ run() {  # run NAME ARGS...: the script in WORK/NAME; its output in WORK/NAME.ou
     > "$work/$name.out" 2>&1
 }
 
-for evict in all data; do
-  if [ $evict = all ] && ! [ -w /proc/sys/vm/drop_caches ]; then
-    echo "note: /proc/sys/vm/drop_caches is not writable; --evict all runs warm"
+for evict in all data rewarm; do
+  if [ $evict != data ] && ! [ -w /proc/sys/vm/drop_caches ]; then
+    if [ $evict = all ]; then
+      echo "note: /proc/sys/vm/drop_caches is not writable; --evict all runs warm"
+    else  # rewarm cannot run warm: it must say so
+      if run $evict --evict $evict --tools cat; then
+        echo "FAIL: --evict rewarm ran without a writable drop_caches"; fail=1
+      elif ! grep -q 'needs a writable /proc/sys/vm/drop_caches' "$work/$evict.out"; then
+        echo "FAIL: --evict rewarm: no clear error:"; tail -3 "$work/$evict.out"; fail=1
+      fi
+      continue
+    fi
   fi
   if ! run "$evict" --evict $evict --tools $tools; then
     echo "FAIL: --evict $evict exited non-zero:"; tail -20 "$work/$evict.out"
@@ -33,6 +44,12 @@ for evict in all data; do
       echo "FAIL: --evict $evict printed no RESULT line for $t"; fail=1
     fi
   done
+  if [ $evict = rewarm ]; then
+    n=$(grep -c '(after its warm run)$' "$work/$evict.out")
+    if [ "$n" != 24 ]; then  # 6 tools, 2 repetitions, 2 sides
+      echo "FAIL: --evict rewarm: $n of 24 timed runs after a warm run"; fail=1
+    fi
+  fi
   if ! grep -q '^# caches: ' "$work/$evict.out"; then
     echo "FAIL: --evict $evict did not say what leaves the cache"; fail=1
   fi
