@@ -40,7 +40,7 @@ for evict in all data rewarm; do
     continue
   fi
   for t in ${tools//,/ }; do
-    if ! grep -q "^RESULT tool=$t .*evict=$evict\$" "$work/$evict.out"; then
+    if ! grep -q "^RESULT tool=$t .*evict=$evict warm_memory=12582912\$" "$work/$evict.out"; then
       echo "FAIL: --evict $evict printed no RESULT line for $t"; fail=1
     fi
   done
@@ -49,6 +49,9 @@ for evict in all data rewarm; do
     if [ "$n" != 24 ]; then  # 6 tools, 2 repetitions, 2 sides
       echo "FAIL: --evict rewarm: $n of 24 timed runs after a warm run"; fail=1
     fi
+  fi
+  if ! grep -q '^# memory:  12582912 bytes' "$work/$evict.out"; then
+    echo "FAIL: --evict $evict did not say how much memory it warms (3 x 4 MiB)"; fail=1
   fi
   if ! grep -q '^# caches: ' "$work/$evict.out"; then
     echo "FAIL: --evict $evict did not say what leaves the cache"; fail=1
@@ -69,6 +72,12 @@ if PATH=$work/fakebin:$PATH run noevict --evict data --tools cat; then
 elif ! grep -q 'still cached after eviction' "$work/noevict.out"; then
   echo "FAIL: --evict data stopped, but not for the cached data:"
   tail -5 "$work/noevict.out"; fail=1
+fi
+
+if run badwarm --warm-memory lots; then
+  echo "FAIL: --warm-memory lots was accepted"; fail=1
+elif ! grep -q "bad --warm-memory 'lots'" "$work/badwarm.out"; then
+  echo "FAIL: --warm-memory lots: no clear error:"; cat "$work/badwarm.out"; fail=1
 fi
 
 if run badevict --evict some; then
