@@ -2,12 +2,15 @@
 //   kv_helper hold  DIR OPTIONS   open, print "ready", wait for stdin EOF
 //   kv_helper crash DIR OPTIONS N put N keys, barrier, one more put, _exit
 //   kv_helper stats DIR OPTIONS   a few updates, then close
+//   kv_helper peak DIR OPTIONS N  a delete, and a put of N bytes if N > 0,
+//                                 close; prints the peak RSS (VmHWM, KiB)
 // OPTIONS is a StoreOptions::SetAll list ("-" for none).
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "sluice/kv.h"
@@ -22,7 +25,7 @@ static int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: kv_helper hold|crash|stats DIR OPTIONS [N]\n");
+    fprintf(stderr, "usage: kv_helper hold|crash|stats|peak DIR OPTIONS [N]\n");
     return 2;
   }
   const std::string cmd = argv[1], dir = argv[2], opts = argv[3];
@@ -57,6 +60,22 @@ int main(int argc, char** argv) {
     if (s.ok()) s = store->Get("k", &v);
     if (s.ok()) s = store->Close();
     return s.ok() ? 0 : Fail(s);
+  }
+  if (cmd == "peak" && argc == 5) {
+    const size_t n = static_cast<size_t>(atol(argv[4]));
+    s = store->Delete("k");
+    if (s.ok() && n > 0) s = store->Put("k", sluice::test::Pattern(1, n));
+    if (s.ok()) s = store->Close();
+    if (!s.ok()) return Fail(s);
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("VmHWM:", 0) == 0) {
+        printf("%ld\n", atol(line.c_str() + 6));
+        return 0;
+      }
+    }
+    fprintf(stderr, "kv_helper: no VmHWM in /proc/self/status\n");
+    return 1;
   }
   fprintf(stderr, "kv_helper: bad command %s\n", cmd.c_str());
   return 2;

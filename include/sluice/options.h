@@ -86,8 +86,9 @@ struct SLUICE_EXPORT StoreOptions {
   // Layout vlog: write buffers of the value log, each write_buffer_size / 2
   // bytes. One fills while the others wait for, or are in, the background
   // writer, so a writer can run this many buffers minus one ahead of the
-  // device. Two are allocated at open, the others only when a write runs
-  // past them (a big file), and kept until the store closes. The LD_PRELOAD
+  // device. Each is allocated only when a write first needs it (none for a
+  // store that only reads, renames or removes; the third and later for a
+  // big file), and kept until the store closes. The LD_PRELOAD
   // interposer uses 8: a `cp` that alternates between reading its source
   // and writing its copy then keeps the device busy through its reads, as
   // the page cache's write-behind does for a plain file.

@@ -213,15 +213,10 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
   s = ListLogFiles(dir, &files);
   if (!s.ok()) return s;
   const uint32_t last = files.empty() ? 0 : files.back();
+  // Each buffer is allocated when first needed (the first at the first
+  // value): a writer that stores no value (an rm, a sync, a mkdir) faults
+  // in none of their pages, which cost it more than the rest of its open.
   log->buffers_.resize(static_cast<size_t>(std::max(options.write_buffers, 2)));
-  for (int i = 0; i < 2; ++i) {  // the others when first needed
-    Buffer& b = log->buffers_[i];
-    b.data = TakeBuffer(log->buf_bytes_);
-    if (b.data == nullptr) {
-      return Status::NoSpace("cannot allocate the value log's write buffers (" +
-                             std::to_string(log->buf_bytes_) + " bytes each)");
-    }
-  }
   {
     // The file is made at the first Append: a writer that stores no value
     // (an rm, a mkdir) leaves no empty file behind, and pays no sync for it.
@@ -260,6 +255,15 @@ Status ValueLog::StartFile(uint32_t file) {
                            &direct);
   if (fd < 0) return posix::Error("cannot create value log", path, errno);
   // The header goes out through the fill buffer, aligned like all writes.
+  if (buffers_[fill_].data == nullptr) {
+    buffers_[fill_].data = TakeBuffer(buf_bytes_);
+    if (buffers_[fill_].data == nullptr) {
+      close(fd);
+      unlink(path.c_str());
+      return Status::NoSpace("cannot allocate the value log's write buffer (" +
+                             std::to_string(buf_bytes_) + " bytes) for " + path);
+    }
+  }
   const std::string header = EncodeFileHeader(file);
   char* b = buffers_[fill_].data;
   memcpy(b, header.data(), header.size());

@@ -83,8 +83,8 @@ class ValueLog {
     // window for reads of finished files.
     size_t buffer_bytes = 16u << 20;
     // Write buffers, at least 2: one fills while the others are queued for
-    // or in the background writer. Beyond the first two they are allocated
-    // when first needed.
+    // or in the background writer. Each is allocated when first needed (none
+    // by a writer that stores no value).
     int write_buffers = 2;
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
