@@ -74,6 +74,26 @@ elif ! grep -q 'still cached after eviction' "$work/noevict.out"; then
   tail -5 "$work/noevict.out"; fail=1
 fi
 
+# The table of the runs above: a row per file, a pooled row per mode.
+table=$(cd "$(dirname "$0")/.." && pwd)/bench/preload_tools_table.py
+outs=()
+for evict in all data rewarm; do
+  grep -q '^RESULT ' "$work/$evict.out" 2>/dev/null && outs+=("$work/$evict.out")
+done
+if ! python3 "$table" "${outs[@]}" > "$work/table.md" 2>&1; then
+  echo "FAIL: preload_tools_table.py exited non-zero:"; cat "$work/table.md"; fail=1
+else
+  for evict in all data; do
+    grep -q "^| \`$evict.out\` | $evict | " "$work/table.md" ||
+      { echo "FAIL: no table row for $evict.out"; cat "$work/table.md"; fail=1; }
+    grep -q "^| $evict | [0-9.]* / [0-9.]* = [0-9.]* |" "$work/table.md" ||
+      { echo "FAIL: no pooled row for $evict"; cat "$work/table.md"; fail=1; }
+  done
+fi
+if python3 "$table" "$work/noevict.out" > /dev/null 2>&1; then
+  echo "FAIL: preload_tools_table.py accepted a file without RESULT lines"; fail=1
+fi
+
 if run badwarm --warm-memory lots; then
   echo "FAIL: --warm-memory lots was accepted"; fail=1
 elif ! grep -q "bad --warm-memory 'lots'" "$work/badwarm.out"; then
