@@ -4,6 +4,8 @@
 //   kv_helper stats DIR OPTIONS   a few updates, then close
 //   kv_helper peak DIR OPTIONS N  a delete, and a put of N bytes if N > 0,
 //                                 close; prints the peak RSS (VmHWM, KiB)
+//   kv_helper huge DIR OPTIONS N  a put of N bytes, close; prints the
+//                                 process's anonymous huge pages (KiB)
 // OPTIONS is a StoreOptions::SetAll list ("-" for none).
 #include <unistd.h>
 
@@ -25,7 +27,7 @@ static int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: kv_helper hold|crash|stats|peak DIR OPTIONS [N]\n");
+    fprintf(stderr, "usage: kv_helper hold|crash|stats|peak|huge DIR OPTIONS [N]\n");
     return 2;
   }
   const std::string cmd = argv[1], dir = argv[2], opts = argv[3];
@@ -76,6 +78,23 @@ int main(int argc, char** argv) {
     }
     fprintf(stderr, "kv_helper: no VmHWM in /proc/self/status\n");
     return 1;
+  }
+  if (cmd == "huge" && argc == 5) {
+    const size_t n = static_cast<size_t>(atol(argv[4]));
+    s = store->Put("k", sluice::test::Pattern(1, n));
+    if (s.ok()) s = store->Close();  // the buffers stay, in the process's pool
+    if (!s.ok()) return Fail(s);
+    long kib = -1;
+    std::ifstream rollup("/proc/self/smaps_rollup");
+    for (std::string line; std::getline(rollup, line);) {
+      if (line.rfind("AnonHugePages:", 0) == 0) kib = atol(line.c_str() + 14);
+    }
+    if (kib < 0) {
+      fprintf(stderr, "kv_helper: no AnonHugePages in /proc/self/smaps_rollup\n");
+      return 1;
+    }
+    printf("%ld\n", kib);
+    return 0;
   }
   fprintf(stderr, "kv_helper: bad command %s\n", cmd.c_str());
   return 2;
