@@ -197,7 +197,7 @@ echo "# kernel:  $(uname -r)   nproc: $(nproc)   fs of $work: $(df -PT "$work" |
 echo "# size:    $size bytes ($(human "$size"))   reps: $reps"
 echo "# lib:     $(cd "$(dirname "$lib_arg")" && pwd)/$(basename "$lib_arg") ($(stat -c '%s bytes, mtime %y' "$lib_arg" | cut -d. -f1))"
 if [ -d "$script_dir/../.git" ] && command -v git >/dev/null; then
-  echo "# tree:    $(git -C "$script_dir/.." rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$script_dir/.." status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (modified)')"
+  echo "# tree:    $(git -C "$script_dir/.." rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$script_dir/.." status --porcelain --untracked-files=no 2>/dev/null | grep . > /dev/null && echo ' (modified)')"
 fi
 
 can_drop=1

@@ -15,8 +15,9 @@ fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # maps_has FILE NAME: does the /proc/PID/maps copy in FILE map a library
-# whose file name starts with NAME?
-maps_has() { awk '{print $6}' "$1" | grep -q "/$2[^/]*$"; }
+# whose file name starts with NAME? (Not grep -q: it exits at the first
+# match, awk then dies of SIGPIPE, and pipefail turns a match into a miss.)
+maps_has() { awk '{print $6}' "$1" | grep "/$2[^/]*$" > /dev/null; }
 
 # expect_maps FILE yes|no WHO LIB...: the process of FILE ("WHO") maps (yes)
 # or does not map (no) each LIB.

@@ -57,7 +57,7 @@ for evict in all data rewarm; do
     echo "FAIL: --evict $evict did not say what leaves the cache"; fail=1
   fi
   # Warnings other than the one about an unwritable drop_caches (noted above).
-  if grep WARNING "$work/$evict.out" | grep -qv 'cannot write /proc/sys/vm/drop_caches'; then
+  if grep WARNING "$work/$evict.out" | grep -v 'cannot write /proc/sys/vm/drop_caches' > /dev/null; then
     echo "FAIL: --evict $evict warned:"; grep -A3 WARNING "$work/$evict.out"
     fail=1
   fi
