@@ -776,8 +776,12 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       // Another reader may free and reuse the slot meanwhile: it is ours
       // only while its queue number stays.
       const uint64_t seq = sl.seq;
-      pf_cv_.wait(lock, [&] { return sl.seq != seq || sl.state == Slot::kReady; });
-      if (sl.seq != seq) break;
+      // Another reader of the same log may also free it unread (below):
+      // wake then too, and read the value here.
+      pf_cv_.wait(lock, [&] {
+        return sl.seq != seq || sl.state == Slot::kReady || sl.state == Slot::kFree;
+      });
+      if (sl.seq != seq || sl.state != Slot::kReady) break;
       if (sl.got == length && sl.buf.cap >= b->cap) {
         std::swap(*b, sl.buf);
         have = true;
@@ -789,11 +793,14 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       break;
     }
     // Values read ahead that the reader went past will not be wanted.
+    bool freed = false;
     for (Slot& sl : slots_) {
       if (sl.state == Slot::kReady && sl.file == p.file && sl.begin < begin) {
         sl.state = Slot::kFree;
+        freed = true;
       }
     }
+    if (freed) pf_cv_.notify_all();  // a reader may be waiting for one of them
     QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
   }
   if (!have) {
