@@ -265,14 +265,11 @@ Status ValueLog::StartFile(uint32_t file) {
                            &direct);
   if (fd < 0) return posix::Error("cannot create value log", path, errno);
   // The header goes out through the fill buffer, aligned like all writes.
-  if (buffers_[fill_].data == nullptr) {
-    buffers_[fill_].data = TakeBuffer(buf_bytes_);
-    if (buffers_[fill_].data == nullptr) {
-      close(fd);
-      unlink(path.c_str());
-      return Status::NoSpace("cannot allocate the value log's write buffer (" +
-                             std::to_string(buf_bytes_) + " bytes) for " + path);
-    }
+  Status s = NeedBufferLocked(fill_);
+  if (!s.ok()) {
+    close(fd);
+    unlink(path.c_str());
+    return s;
   }
   const std::string header = EncodeFileHeader(file);
   char* b = buffers_[fill_].data;
@@ -284,7 +281,7 @@ Status ValueLog::StartFile(uint32_t file) {
     unlink(path.c_str());
     return posix::Error("cannot write the header of value log", path, err);
   }
-  Status s = posix::SyncDir(dir_);
+  s = posix::SyncDir(dir_);
   if (!s.ok()) {
     close(fd);
     return s;
@@ -366,16 +363,24 @@ void ValueLog::PreallocateLocked(uint64_t end) {
   }
 }
 
+Status ValueLog::NeedBufferLocked(int i) {
+  Buffer& b = buffers_[static_cast<size_t>(i)];
+  if (b.data == nullptr) b.data = TakeBuffer(buf_bytes_);
+  if (b.data != nullptr) return Status::OK();
+  return Status::NoSpace("cannot allocate the value log's write buffer (" +
+                         std::to_string(buf_bytes_) + " bytes) in " + dir_);
+}
+
 Status ValueLog::SubmitFillLocked(std::unique_lock<std::mutex>* lock) {
   int other = (fill_ + 1) % static_cast<int>(buffers_.size());
-  if (buffers_[other].data == nullptr) {
+  Status s = NeedBufferLocked(other);
+  if (!s.ok()) {
     // The first write to run this far ahead: one more buffer. Without
-    // memory for it, the ring stops at the buffers it has.
-    buffers_[other].data = TakeBuffer(buf_bytes_);
-    if (buffers_[other].data == nullptr) {
-      buffers_.resize(static_cast<size_t>(other));
-      other = 0;
-    }
+    // memory for it, the ring stops at the buffers it has, but it needs
+    // two: with one, the caller would fill the buffer being written.
+    if (other < 2) return s;
+    buffers_.resize(static_cast<size_t>(other));
+    other = 0;
   }
   cv_.wait(*lock, [&] { return !buffers_[other].busy || !error_.ok(); });
   if (!error_.ok()) return error_;

@@ -166,6 +166,8 @@ class ValueLog {
   ValueLog(const Options& options, std::string dir)
       : options_(options), dir_(std::move(dir)) {}
   std::string FileName(uint32_t file) const;
+  // Write buffer i, allocated at its first use; NoSpace if it cannot be.
+  Status NeedBufferLocked(int i);
   Status StartFile(uint32_t file);  // requires mu_
   Status SubmitFillLocked(std::unique_lock<std::mutex>* lock);
   Status WaitIdleLocked(std::unique_lock<std::mutex>* lock);
