@@ -20,6 +20,16 @@
 
 using sluice::Status;
 
+// The KiB of FIELD ("VmHWM:") in the /proc file PATH, or -1 without it.
+static long ProcKib(const char* path, const std::string& field) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field, 0) == 0) return atol(line.c_str() + field.size());
+  }
+  fprintf(stderr, "kv_helper: no %s in %s\n", field.c_str(), path);
+  return -1;
+}
+
 static int Fail(const Status& s) {
   fprintf(stderr, "kv_helper: %s\n", s.ToString().c_str());
   return 1;
@@ -69,30 +79,18 @@ int main(int argc, char** argv) {
     if (s.ok() && n > 0) s = store->Put("k", sluice::test::Pattern(1, n));
     if (s.ok()) s = store->Close();
     if (!s.ok()) return Fail(s);
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);) {
-      if (line.rfind("VmHWM:", 0) == 0) {
-        printf("%ld\n", atol(line.c_str() + 6));
-        return 0;
-      }
-    }
-    fprintf(stderr, "kv_helper: no VmHWM in /proc/self/status\n");
-    return 1;
+    const long kib = ProcKib("/proc/self/status", "VmHWM:");
+    if (kib < 0) return 1;
+    printf("%ld\n", kib);
+    return 0;
   }
   if (cmd == "huge" && argc == 5) {
     const size_t n = static_cast<size_t>(atol(argv[4]));
     s = store->Put("k", sluice::test::Pattern(1, n));
     if (s.ok()) s = store->Close();  // the buffers stay, in the process's pool
     if (!s.ok()) return Fail(s);
-    long kib = -1;
-    std::ifstream rollup("/proc/self/smaps_rollup");
-    for (std::string line; std::getline(rollup, line);) {
-      if (line.rfind("AnonHugePages:", 0) == 0) kib = atol(line.c_str() + 14);
-    }
-    if (kib < 0) {
-      fprintf(stderr, "kv_helper: no AnonHugePages in /proc/self/smaps_rollup\n");
-      return 1;
-    }
+    const long kib = ProcKib("/proc/self/smaps_rollup", "AnonHugePages:");
+    if (kib < 0) return 1;
     printf("%ld\n", kib);
     return 0;
   }
