@@ -503,6 +503,14 @@ Status BackendModuleFor(BackendKind kind, const StoreOptions& options,
   return s;
 }
 
+// The entries a creation makes before the header: the lock, the header's
+// temporary, the backends' and the value log's directories.
+bool IsCreationLeftover(const std::string& name) {
+  return name == kLockFileName || name == std::string(kHeaderFileName) + ".tmp" ||
+         name == BackendName(BackendKind::kRocksDB) ||
+         name == BackendName(BackendKind::kLevelDB) || name == "vlog";
+}
+
 // Decides whether `path` is an existing store, a place for a new one, or an
 // error; creates the directory when needed.
 Status Locate(const StoreOptions& options, const std::string& path,
@@ -537,21 +545,58 @@ Status Locate(const StoreOptions& options, const std::string& path,
     *create = false;
     return Status::OK();
   }
-  bool empty = false;
-  // A lock file alone is left by an earlier creation that was refused.
-  s = posix::IsEmptyDir(path, &empty, kLockFileName);
+  // No header: an empty directory, or what a creation that did not finish
+  // left (the header is written before a store is first opened, so nothing
+  // in it was ever acknowledged); anything else is not ours.
+  std::vector<std::string> names;
+  s = posix::ListDir(path, &names);
   if (!s.ok()) return s;
-  if (!empty) {
-    return Status::NotAStore(path + " is not a Sluice store: the directory is "
-                             "not empty and has no " + kHeaderFileName +
-                             " header");
+  for (const std::string& name : names) {
+    if (!IsCreationLeftover(name)) {
+      return Status::NotAStore(path + " is not a Sluice store: the directory "
+                               "is not empty and has no " + kHeaderFileName +
+                               " header");
+    }
   }
   if (!options.create_if_missing || options.read_only) {
-    return Status::NotFound("store " + path + " does not exist (empty "
-                            "directory)");
+    return Status::NotFound("store " + path + " does not exist (" +
+                            (names.empty() ? "empty directory"
+                                           : "its creation did not finish") +
+                            ")");
   }
   *create = true;
   return Status::OK();
+}
+
+// Under the writer's lock, a store about to be created: another creator
+// may have finished meanwhile (*create becomes false), else what an
+// unfinished creation left is removed.
+Status PrepareCreation(const std::string& path, bool* create) {
+  posix::PathKind header;
+  Status s = posix::Probe(posix::JoinPath(path, kHeaderFileName), &header);
+  if (!s.ok()) return s;
+  if (header != posix::PathKind::kMissing) {
+    *create = false;
+    return Status::OK();
+  }
+  std::vector<std::string> names;
+  s = posix::ListDir(path, &names);
+  bool removed = false;
+  for (size_t i = 0; s.ok() && i < names.size(); ++i) {
+    if (names[i] == kLockFileName) continue;
+    if (!IsCreationLeftover(names[i])) {
+      return Status::NotAStore(path + " is not a Sluice store: " + names[i] +
+                               " appeared in it while it was being created");
+    }
+    s = posix::RemoveTree(posix::JoinPath(path, names[i]));
+    removed = true;
+  }
+  if (s.ok() && removed) s = posix::SyncDir(path);
+  if (!s.ok()) {
+    return Status(s.code(), "cannot clear the unfinished creation of store " +
+                                path + ": " + s.message());
+  }
+  return s;
 }
 
 }  // namespace
@@ -578,6 +623,7 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   // while it is written (decided once the header is read, below).
   const bool snapshot = options.read_only && options.snapshot_reads;
   if (s.ok() && !snapshot) s = lock->Acquire(path, !options.read_only);
+  if (s.ok() && create) s = PrepareCreation(path, &create);
   StoreHeader header;
   if (s.ok() && create) {
     header.backend = options.backend == BackendKind::kDefault

@@ -78,6 +78,44 @@ Status IsEmptyDir(const std::string& path, bool* empty, const char* ignore) {
   return Status::OK();
 }
 
+Status ListDir(const std::string& path, std::vector<std::string>* names) {
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return Error("cannot open directory", path, errno);
+  names->clear();
+  errno = 0;
+  while (struct dirent* e = readdir(d)) {
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+      names->emplace_back(e->d_name);
+    }
+  }
+  const int err = errno;
+  closedir(d);
+  if (err != 0) return Error("cannot read directory", path, err);
+  return Status::OK();
+}
+
+Status RemoveTree(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    return errno == ENOENT ? Status::OK() : Error("cannot stat", path, errno);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Error("cannot remove", path, errno);
+    }
+    return Status::OK();
+  }
+  std::vector<std::string> names;
+  Status s = ListDir(path, &names);
+  for (size_t i = 0; s.ok() && i < names.size(); ++i) {
+    s = RemoveTree(JoinPath(path, names[i]));
+  }
+  if (s.ok() && rmdir(path.c_str()) != 0 && errno != ENOENT) {
+    s = Error("cannot remove directory", path, errno);
+  }
+  return s;
+}
+
 Status ReadFile(const std::string& path, std::string* data) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error("cannot open", path, errno);

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/status.h"
 
@@ -24,6 +25,12 @@ Status CreateDirs(const std::string& path);
 // True when `path` holds nothing but, optionally, an entry named `ignore`.
 Status IsEmptyDir(const std::string& path, bool* empty,
                   const char* ignore = nullptr);
+
+// The names in directory `path`, without "." and "..".
+Status ListDir(const std::string& path, std::vector<std::string>* names);
+// rm -r: `path` and everything under it, never following a symlink.
+// A missing `path` is fine.
+Status RemoveTree(const std::string& path);
 
 Status ReadFile(const std::string& path, std::string* data);
 // Writes `data` to path.tmp, fsyncs, renames over `path`, fsyncs the
