@@ -1,6 +1,10 @@
 // A second process for the K/V tests (lock and crash scenarios need one).
 //   kv_helper hold  DIR OPTIONS   open, print "ready", wait for stdin EOF
 //   kv_helper crash DIR OPTIONS N put N keys, barrier, one more put, _exit
+//   kv_helper overwrite DIR OPTIONS  put "B" (100 KB of 'a'), barrier,
+//                                 put "B" (100 KB of 'b'), then enough small
+//                                 values that the tree flushes on its own,
+//                                 wait, _exit
 //   kv_helper stats DIR OPTIONS   a few updates, then close
 //   kv_helper peak DIR OPTIONS N  a delete, and a put of N bytes if N > 0,
 //                                 close; prints the peak RSS (VmHWM, KiB)
@@ -37,7 +41,7 @@ static int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: kv_helper hold|crash|stats|peak|huge DIR OPTIONS [N]\n");
+    fprintf(stderr, "usage: kv_helper hold|crash|overwrite|stats|peak|huge DIR OPTIONS [N]\n");
     return 2;
   }
   const std::string cmd = argv[1], dir = argv[2], opts = argv[3];
@@ -65,6 +69,17 @@ int main(int argc, char** argv) {
     if (s.ok()) s = store->Put("after-barrier", "maybe lost");
     if (!s.ok()) return Fail(s);
     _exit(0);  // no Close: what the barrier made durable must survive
+  }
+  if (cmd == "overwrite") {
+    s = store->Put("B", std::string(100000, 'a'));
+    if (s.ok()) s = store->WriteBarrier();
+    if (s.ok()) s = store->Put("B", std::string(100000, 'b'));
+    for (int i = 0; s.ok() && i < 4000; ++i) {
+      s = store->Put("small" + std::to_string(i), std::string(1500, 'x'));
+    }
+    if (!s.ok()) return Fail(s);
+    usleep(300000);  // the tree's own flush completes
+    _exit(0);        // no barrier, no close
   }
   if (cmd == "stats") {
     for (int i = 0; s.ok() && i < 3; ++i) s = store->Put("k", "value");

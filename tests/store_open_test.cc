@@ -68,5 +68,44 @@ TEST(StoreOpenTest, ADirectoryWithOtherFilesIsNotAStore) {
   EXPECT_EQ(stat((path + "/results.dat").c_str(), &st), 0);
 }
 
+// A barriered value overwritten, then the tree flushed on its own (its
+// write buffer full of small values) while the new value still waited in
+// the value log's memory, then a crash: the key must read as the old value
+// or the new one, never as neither.
+class CrashAfterOverwriteTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CrashAfterOverwriteTest, ReadsTheOldValueOrTheNew) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/store";
+  const std::string options = std::string(GetParam()) + ",write_buffer_size=256k";
+  std::string out;
+  ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " overwrite " + path +
+                                 " " + options,
+                             &out),
+            0)
+      << out;
+  StoreOptions o;
+  ASSERT_OK(o.SetAll(options));
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(o, path, &store));
+  std::string v;
+  ASSERT_OK(store->Get("B", &v));
+  EXPECT_TRUE(v == std::string(100000, 'a') || v == std::string(100000, 'b'))
+      << "B reads " << v.size() << " bytes that are neither value";
+  ASSERT_OK(store->Close());
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, CrashAfterOverwriteTest,
+                         ::testing::Values("backend=rocksdb", "backend=leveldb",
+                                           "backend=rocksdb,wal=1",
+                                           "backend=leveldb,wal=1"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+
 }  // namespace
 }  // namespace sluice

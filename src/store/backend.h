@@ -7,6 +7,7 @@
 #ifndef SLUICE_STORE_BACKEND_H_
 #define SLUICE_STORE_BACKEND_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,18 @@ class Backend {
     *bytes = 0;
     return Status::OK();
   }
+
+  // The tree calls `hook` (when set; null clears it) before anything
+  // written to it may become durable other than through Flush: before a
+  // flush it starts on its own (RocksDB, when a write buffer fills), and
+  // before every write that its log takes (LevelDB always, RocksDB with
+  // wal=true), since a logged write is replayed after a crash. When the
+  // hook fails, so does that write, or that flush, which then writes
+  // nothing. Layout vlog uses it to make the values durable before the
+  // locations that point at them. Called from any thread, with no lock of
+  // the tree held; the hook must outlive the tree or be cleared first.
+  using DurabilityHook = std::function<Status()>;
+  virtual void SetDurabilityHook(DurabilityHook hook) = 0;
 
   virtual bool HasNativeAppend() const = 0;
   // True when Sluice must buffer updates itself because the backend would

@@ -8,6 +8,8 @@
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
+#include <mutex>
+
 #include "store/backend.h"
 #include "store/store_threads.h"
 
@@ -163,10 +165,14 @@ class LevelDBBackend : public Backend {
     return FromLevel(s, "get", dir_);
   }
   Status Put(std::string_view key, std::string_view value) override {
+    Status h = BeforeWrite();
+    if (!h.ok()) return h;
     return FromLevel(db_->Put(Sync(), ToSlice(key), ToSlice(value)), "put",
                      dir_);
   }
   Status Delete(std::string_view key) override {
+    Status h = BeforeWrite();
+    if (!h.ok()) return h;
     return FromLevel(db_->Delete(Sync(), ToSlice(key)), "delete", dir_);
   }
   Status Append(std::string_view, std::string_view) override {
@@ -181,7 +187,13 @@ class LevelDBBackend : public Backend {
         batch.Delete(key);
       }
     }
+    Status h = BeforeWrite();
+    if (!h.ok()) return h;
     return FromLevel(db_->Write(Sync(), &batch), "write", dir_);
+  }
+  void SetDurabilityHook(DurabilityHook hook) override {
+    std::lock_guard<std::mutex> lock(hook_mu_);
+    hook_ = std::move(hook);
   }
   std::unique_ptr<Iterator> NewIterator(std::string_view lower,
                                         std::string_view upper) override {
@@ -209,6 +221,16 @@ class LevelDBBackend : public Backend {
   bool WantsWriteBuffer() const override { return !options_.wal; }
 
  private:
+  // LevelDB logs every write, and replays its log after a crash: what a
+  // write needs must be durable before it.
+  Status BeforeWrite() {
+    DurabilityHook hook;
+    {
+      std::lock_guard<std::mutex> lock(hook_mu_);
+      hook = hook_;
+    }
+    return hook ? hook() : Status::OK();
+  }
   leveldb::WriteOptions Sync() const {
     leveldb::WriteOptions w;
     w.sync = options_.sync_writes;
@@ -222,6 +244,8 @@ class LevelDBBackend : public Backend {
   std::unique_ptr<const leveldb::FilterPolicy> filter_;  // outlives db_
   std::unique_ptr<StoreThreadEnv> env_;  // outlives db_
   std::unique_ptr<leveldb::DB> db_;
+  std::mutex hook_mu_;
+  DurabilityHook hook_;  // GUARDED_BY(hook_mu_)
 };
 
 Status CheckLevelDBOptions(const StoreOptions& options) {

@@ -3,8 +3,10 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/flush_block_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -85,8 +88,9 @@ class StoreThreadsEnv : public rocksdb::EnvWrapper {
  public:
   // RocksDB's defaults: one thread each for flushes (HIGH) and compactions
   // (LOW), none in the BOTTOM pool (then not used) and the USER pool.
-  StoreThreadsEnv()
-      : rocksdb::EnvWrapper(rocksdb::Env::Default()),
+  // `target` gives the file system (and must outlive this Env).
+  explicit StoreThreadsEnv(rocksdb::Env* target)
+      : rocksdb::EnvWrapper(target),
         pools_{{"sluice:rdb:bot", 0},
                {"sluice:rdb:lo", 1},
                {"sluice:rdb:hi", 1},
@@ -183,6 +187,83 @@ class IsolateLargeValuesFactory : public rocksdb::FlushBlockPolicyFactory {
   }
 };
 
+// The store's durability hook (Backend::SetDurabilityHook), run before
+// every flush RocksDB starts and, with the WAL on, before every write. A
+// flush cannot be refused from its listener, so once the hook has failed
+// there the file system refuses to create table files: the flush fails
+// (RocksDB then stops taking writes), and no table makes durable a
+// location whose value may not be.
+class DurabilityGuard {
+ public:
+  void Set(Backend::DurabilityHook hook) {
+    std::lock_guard<std::mutex> lock(mu_);
+    hook_ = std::move(hook);
+  }
+  Status Run() {
+    Backend::DurabilityHook hook;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!failed_.ok()) return failed_;
+      hook = hook_;
+    }
+    return hook ? hook() : Status::OK();
+  }
+  void BeforeFlush() {
+    Status s = Run();
+    if (s.ok()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failed_.ok()) {
+      failed_ = Status(s.code(), "the values could not be made durable "
+                                 "before a flush of the tree: " + s.message());
+    }
+  }
+  Status failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+
+ private:
+  std::mutex mu_;
+  Backend::DurabilityHook hook_;  // GUARDED_BY(mu_)
+  Status failed_;                 // GUARDED_BY(mu_)
+};
+
+class GuardListener : public rocksdb::EventListener {
+ public:
+  explicit GuardListener(std::shared_ptr<DurabilityGuard> guard)
+      : guard_(std::move(guard)) {}
+  const char* Name() const override { return "SluiceDurabilityGuard"; }
+  void OnFlushBegin(rocksdb::DB*, const rocksdb::FlushJobInfo&) override {
+    guard_->BeforeFlush();
+  }
+
+ private:
+  std::shared_ptr<DurabilityGuard> guard_;
+};
+
+class GuardedFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  GuardedFileSystem(const std::shared_ptr<rocksdb::FileSystem>& target,
+                    std::shared_ptr<DurabilityGuard> guard)
+      : rocksdb::FileSystemWrapper(target), guard_(std::move(guard)) {}
+  static const char* kClassName() { return "SluiceGuardedFileSystem"; }
+  const char* Name() const override { return kClassName(); }
+  rocksdb::IOStatus NewWritableFile(
+      const std::string& name, const rocksdb::FileOptions& options,
+      std::unique_ptr<rocksdb::FSWritableFile>* out,
+      rocksdb::IODebugContext* dbg) override {
+    const std::string_view n(name);
+    if (n.size() > 4 && n.substr(n.size() - 4) == ".sst") {
+      Status failed = guard_->failed();
+      if (!failed.ok()) return rocksdb::IOStatus::IOError(failed.ToString());
+    }
+    return target()->NewWritableFile(name, options, out, dbg);
+  }
+
+ private:
+  std::shared_ptr<DurabilityGuard> guard_;
+};
+
 class RocksDBIterator : public Iterator {
  public:
   // `lower`/`upper` must outlive `it` (ReadOptions points at them): the
@@ -247,8 +328,11 @@ class RocksDBBackend : public Backend {
 
   Status Open() {
     rocksdb::Options o;
-    env_ = std::make_unique<StoreThreadsEnv>();
+    fs_env_ = rocksdb::NewCompositeEnv(std::make_shared<GuardedFileSystem>(
+        rocksdb::FileSystem::Default(), guard_));
+    env_ = std::make_unique<StoreThreadsEnv>(fs_env_.get());
     o.env = env_.get();
+    o.listeners.push_back(std::make_shared<GuardListener>(guard_));
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
     o.compression = options_.compression ? rocksdb::kLZ4Compression
@@ -324,15 +408,22 @@ class RocksDBBackend : public Backend {
     return FromRocks(s, "get", dir_);
   }
   Status Put(std::string_view key, std::string_view value) override {
-    return FromRocks(db_->Put(write_, ToSlice(key), ToSlice(value)), "put",
-                     dir_);
+    Status h = BeforeLoggedWrite();
+    if (!h.ok()) return h;
+    return AfterWrite(FromRocks(db_->Put(write_, ToSlice(key), ToSlice(value)),
+                                "put", dir_));
   }
   Status Delete(std::string_view key) override {
-    return FromRocks(db_->Delete(write_, ToSlice(key)), "delete", dir_);
+    Status h = BeforeLoggedWrite();
+    if (!h.ok()) return h;
+    return AfterWrite(
+        FromRocks(db_->Delete(write_, ToSlice(key)), "delete", dir_));
   }
   Status Append(std::string_view key, std::string_view value) override {
-    return FromRocks(db_->Merge(write_, ToSlice(key), ToSlice(value)),
-                     "append", dir_);
+    Status h = BeforeLoggedWrite();
+    if (!h.ok()) return h;
+    return AfterWrite(FromRocks(
+        db_->Merge(write_, ToSlice(key), ToSlice(value)), "append", dir_));
   }
   Status Write(const WriteBuffer& buffer) override {
     rocksdb::WriteBatch batch;
@@ -340,7 +431,12 @@ class RocksDBBackend : public Backend {
       rocksdb::Status s = value ? batch.Put(key, *value) : batch.Delete(key);
       if (!s.ok()) return FromRocks(s, "batch", dir_);
     }
-    return FromRocks(db_->Write(write_, &batch), "write", dir_);
+    Status h = BeforeLoggedWrite();
+    if (!h.ok()) return h;
+    return AfterWrite(FromRocks(db_->Write(write_, &batch), "write", dir_));
+  }
+  void SetDurabilityHook(DurabilityHook hook) override {
+    guard_->Set(std::move(hook));
   }
   std::unique_ptr<Iterator> NewIterator(std::string_view lower,
                                         std::string_view upper) override {
@@ -348,19 +444,22 @@ class RocksDBBackend : public Backend {
     // more; the kernel's readahead does the job without the copy.
     return RocksDBIterator::Make(db_.get(), read_, lower, upper, dir_);
   }
+  // After a failed flush or logged write (a full disk), RocksDB 7.8 must
+  // not be asked to flush again: its table writer, and its log writer's
+  // sync, assert on the retry. The error stays, as the store's data cannot
+  // become durable any more.
   Status Flush() override {
     if (options_.read_only) return Status::OK();
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (!error_.ok()) return error_;
     if (options_.wal) {
-      return FromRocks(db_->FlushWAL(/*sync=*/true), "flush log", dir_);
+      error_ = FromRocks(db_->FlushWAL(/*sync=*/true), "flush log", dir_);
+      return error_;
     }
-    // After a failed flush (a full disk), RocksDB 7.8 must not be asked
-    // to flush again: its table writer asserts on the retry. The error
-    // stays, as the store's data cannot become durable any more.
-    if (!flush_error_.ok()) return flush_error_;
     rocksdb::FlushOptions f;
     f.wait = true;
-    flush_error_ = FromRocks(db_->Flush(f), "flush", dir_);
-    return flush_error_;
+    error_ = FromRocks(db_->Flush(f), "flush", dir_);
+    return error_;
   }
   Status Close() override {
     if (!db_) return Status::OK();
@@ -385,7 +484,7 @@ class RocksDBBackend : public Backend {
   // is larger than that and is never rewritten here.
   Status TidyTables() {
     if (options_.read_only || options_.auto_compaction ||
-        options_.tidy_tables == 0 || !flush_error_.ok()) {
+        options_.tidy_tables == 0 || !error_.ok()) {
       return Status::OK();
     }
     rocksdb::ColumnFamilyMetaData meta;
@@ -402,13 +501,36 @@ class RocksDBBackend : public Backend {
                      dir_);
   }
 
+  // A logged write is replayed after a crash: what it needs must be
+  // durable first. After a failed logged write nothing more is written
+  // (see Flush).
+  Status BeforeLoggedWrite() {
+    if (!options_.wal) return Status::OK();
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_.ok()) return error_;
+    }
+    return guard_->Run();
+  }
+  Status AfterWrite(Status s) {
+    if (options_.wal && !s.ok() && s.code() != Code::kInvalidArgument) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (error_.ok()) error_ = s;
+    }
+    return s;
+  }
+
   const StoreOptions options_;
   const std::string dir_;
   rocksdb::WriteOptions write_;
   rocksdb::ReadOptions read_;
+  std::shared_ptr<DurabilityGuard> guard_ = std::make_shared<DurabilityGuard>();
+  std::unique_ptr<rocksdb::Env> fs_env_;  // outlives env_
   std::unique_ptr<StoreThreadsEnv> env_;  // outlives db_
   std::unique_ptr<rocksdb::DB> db_;
-  Status flush_error_;
+  std::mutex error_mu_;
+  // The first failed flush or logged write (see Flush).
+  Status error_;  // GUARDED_BY(error_mu_)
 };
 
 Status OpenRocksDBBackend(const StoreOptions& options, const std::string& dir,

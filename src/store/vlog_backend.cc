@@ -229,10 +229,13 @@ class VlogBackend final : public Backend {
     }
     Status s = log_->Close();
     Status t = tree_->Close();
+    tree_->SetDurabilityHook(nullptr);
     if (pin_fd_ >= 0) close(pin_fd_);
     pin_fd_ = -1;
     return s.ok() ? t : s;
   }
+  // The store's own tree takes no other hook.
+  void SetDurabilityHook(DurabilityHook) override {}
   bool HasNativeAppend() const override { return false; }
   bool WantsWriteBuffer() const override { return tree_->WantsWriteBuffer(); }
 
@@ -306,6 +309,11 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
     if (pin_fd >= 0) close(pin_fd);
     return s;
   }
+  // A location must never be durable before its value: whenever the tree
+  // may make what it was given durable on its own (a flush it starts, a
+  // write its log takes), the log first syncs every value appended so far.
+  ValueLog* raw = log.get();
+  if (!options.read_only) tree->SetDurabilityHook([raw] { return raw->Sync(); });
   *out = std::make_unique<VlogBackend>(std::move(tree), std::move(log),
                                        options.vlog_min_value, pin_fd);
   return Status::OK();
