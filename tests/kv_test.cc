@@ -707,16 +707,27 @@ TEST_P(OpenErrorTest, MissingStoreWithoutCreate) {
 // Writes a header per the format in src/store/header.h, independently of
 // the library's encoder.
 std::string MakeHeader(uint32_t version, uint32_t backend, uint32_t size = 64,
-                       uint32_t layout = 0) {
+                       uint32_t layout = 0, uint64_t created = 0) {
   std::string h(size, '\0');
   memcpy(&h[0], "SLUICEKV", 8);
   memcpy(&h[8], &version, 4);
   memcpy(&h[12], &size, 4);
   memcpy(&h[16], &backend, 4);
+  memcpy(&h[24], &created, 8);
   memcpy(&h[32], &layout, 4);
   uint64_t sum = XXH64(h.data(), size - 8, 0);
   memcpy(&h[size - 8], &sum, 8);
   return h;
+}
+
+// The creation time in the header of the store at `path`: the store's
+// barrier record carries it too, so a rewritten header must keep it.
+uint64_t CreatedOf(const std::string& path) {
+  std::ifstream in(path + "/SLUICE", std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), {});
+  uint64_t created = 0;
+  if (data.size() >= 32) memcpy(&created, data.data() + 24, 8);
+  return created;
 }
 
 TEST_P(OpenErrorTest, HeaderMatchesTheDocumentedFormat) {
@@ -728,7 +739,7 @@ TEST_P(OpenErrorTest, HeaderMatchesTheDocumentedFormat) {
   std::ifstream in(path + "/SLUICE", std::ios::binary);
   std::string data((std::istreambuf_iterator<char>(in)), {});
   ASSERT_EQ(data.size(), 64u);
-  std::string want = MakeHeader(2, static_cast<uint32_t>(kind), 64,
+  std::string want = MakeHeader(3, static_cast<uint32_t>(kind), 64,
                                 static_cast<uint32_t>(store->layout()));
   // Bytes 24..31 hold the creation time; compare everything else.
   EXPECT_EQ(data.substr(0, 24), want.substr(0, 24));
@@ -747,10 +758,10 @@ TEST_P(OpenErrorTest, StoreOfNewerFormatVersion) {
   store.reset();
   // A future version with a longer header: still verifiable, refused.
   WriteFile(path + "/SLUICE",
-            MakeHeader(3, static_cast<uint32_t>(kind), 96, 2));
+            MakeHeader(4, static_cast<uint32_t>(kind), 96, 2));
   Status s = OpenAt(path, &store);
   ExpectError(s, Code::kVersionTooNew, path);
-  EXPECT_NE(s.message().find("version 3"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("version 4"), std::string::npos) << s.ToString();
 }
 
 TEST_P(OpenErrorTest, VersionOneHeaderMeansLsmLayout) {
@@ -764,7 +775,9 @@ TEST_P(OpenErrorTest, VersionOneHeaderMeansLsmLayout) {
   ASSERT_OK(store->Close());
   store.reset();
   // Version 1 had no layout field: zero there is the lsm layout.
-  WriteFile(path + "/SLUICE", MakeHeader(1, static_cast<uint32_t>(kind)));
+  const uint64_t created = CreatedOf(path);
+  WriteFile(path + "/SLUICE",
+            MakeHeader(1, static_cast<uint32_t>(kind), 64, 0, created));
   ASSERT_OK(OpenAt(path, &store));
   EXPECT_EQ(store->layout(), StoreLayout::kLsm);
   std::string v;
@@ -773,7 +786,8 @@ TEST_P(OpenErrorTest, VersionOneHeaderMeansLsmLayout) {
   ASSERT_OK(store->Close());
   store.reset();
   // An unknown layout id is refused by name.
-  WriteFile(path + "/SLUICE", MakeHeader(2, static_cast<uint32_t>(kind), 64, 9));
+  WriteFile(path + "/SLUICE",
+            MakeHeader(2, static_cast<uint32_t>(kind), 64, 9, created));
   Status s = OpenAt(path, &store);
   ExpectError(s, Code::kNotSupported, path);
   EXPECT_NE(s.message().find("layout"), std::string::npos) << s.ToString();
@@ -803,14 +817,15 @@ TEST_P(OpenErrorTest, CorruptOrTruncatedHeader) {
   const uint32_t layout = static_cast<uint32_t>(store->layout());
   ASSERT_OK(store->Close());
   store.reset();
-  std::string h = MakeHeader(2, static_cast<uint32_t>(kind), 64, layout);
+  const uint64_t created = CreatedOf(path);
+  std::string h = MakeHeader(3, static_cast<uint32_t>(kind), 64, layout, created);
   h[20] ^= 1;  // a flipped bit in the flags
   WriteFile(path + "/SLUICE", h);
   ExpectError(OpenAt(path, &store), Code::kCorruption, path);
   WriteFile(path + "/SLUICE", h.substr(0, 30));
   ExpectError(OpenAt(path, &store), Code::kCorruption, path);
   WriteFile(path + "/SLUICE",
-            MakeHeader(2, static_cast<uint32_t>(kind), 64, layout));
+            MakeHeader(3, static_cast<uint32_t>(kind), 64, layout, created));
   ASSERT_OK(OpenAt(path, &store));  // repaired header opens again
 }
 

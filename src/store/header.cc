@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "util/coding.h"
@@ -13,6 +14,12 @@ namespace {
 constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'K', 'V'};
 constexpr uint32_t kHeaderSizeV1 = 64;
 constexpr uint32_t kMaxHeaderSize = 4096;
+
+std::string ToHex(uint32_t v) {
+  char buf[16];
+  snprintf(buf, sizeof buf, "%x", v);
+  return buf;
+}
 }  // namespace
 
 std::string StoreHeader::Encode() const {
@@ -70,6 +77,11 @@ Status StoreHeader::Decode(const std::string& data, const std::string& path,
   }
   out->backend = static_cast<BackendKind>(backend);
   out->flags = DecodeFixed32(p + 20);
+  if (out->flags != 0) {
+    return Status::NotSupported("store " + path + " has header flags 0x" +
+                                ToHex(out->flags) +
+                                " that this Sluice does not know");
+  }
   out->created_nanos = DecodeFixed64(p + 24);
   const uint32_t layout = out->version >= 2 ? DecodeFixed32(p + 32) : 1;
   if (layout != static_cast<uint32_t>(StoreLayout::kLsm) &&

@@ -2,13 +2,15 @@
 // tells a Sluice store from any other directory, records the format version
 // and the backend, and is checksummed.
 //
-// Format (little-endian), version 2, 64 bytes (version 1 had zero at 32,
-// read as layout lsm):
+// Format (little-endian), version 3, 64 bytes (version 1 had zero at 32,
+// read as layout lsm; version 3 stores keep a barrier record,
+// barrier_record.h, which a writer adds to an older store when it opens
+// it):
 //   0  8  magic "SLUICEKV"
 //   8  4  format version
 //  12  4  header size in bytes (64); the checksum is always its last 8 bytes
 //  16  4  backend (1 = RocksDB, 2 = LevelDB)
-//  20  4  flags (0)
+//  20  4  flags (0; a store with any other flags is refused)
 //  24  8  creation time, nanoseconds since the epoch
 //  32  4  layout (1 = lsm, 2 = vlog)
 //  36 20  zero
@@ -26,7 +28,9 @@
 
 namespace sluice {
 
-constexpr uint32_t kStoreFormatVersion = 2;
+constexpr uint32_t kStoreFormatVersion = 3;
+// The first version whose stores have a barrier record.
+constexpr uint32_t kBarrierRecordVersion = 3;
 constexpr const char kHeaderFileName[] = "SLUICE";
 
 struct StoreHeader {

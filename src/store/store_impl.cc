@@ -12,6 +12,7 @@
 #include "sluice/kv.h"
 #include "store/async_queue.h"
 #include "store/backend.h"
+#include "store/barrier_record.h"
 #include "store/header.h"
 #include "store/lock.h"
 #include "store/stats.h"
@@ -53,15 +54,24 @@ class TrackedIterator final : public Iterator {
   bool Valid() const override { return inner_ && inner_->Valid(); }
   void SeekToFirst() override {
     if (inner_) inner_->SeekToFirst();
+    SkipReserved(true);
   }
   void Seek(std::string_view t) override {
     if (inner_) inner_->Seek(t);
+    SkipReserved(true);
   }
   void SeekForPrev(std::string_view t) override {
     if (inner_) inner_->SeekForPrev(t);
+    SkipReserved(false);
   }
-  void Next() override { inner_->Next(); }
-  void Prev() override { inner_->Prev(); }
+  void Next() override {
+    inner_->Next();
+    SkipReserved(true);
+  }
+  void Prev() override {
+    inner_->Prev();
+    SkipReserved(false);
+  }
   std::string_view key() const override { return inner_->key(); }
   std::string_view value() const override { return inner_->value(); }
   Status status() const override {
@@ -75,6 +85,17 @@ class TrackedIterator final : public Iterator {
   void Invalidate() { inner_.reset(); }
 
  private:
+  // The store's barrier record is not the caller's.
+  void SkipReserved(bool forward) {
+    while (inner_ && inner_->Valid() && inner_->key() == kBarrierKey) {
+      if (forward) {
+        inner_->Next();
+      } else {
+        inner_->Prev();
+      }
+    }
+  }
+
   std::shared_ptr<IteratorRegistry> registry_;
   std::unique_ptr<Iterator> inner_;
   const std::string path_;
@@ -115,13 +136,16 @@ class StoreImpl final : public Store {
  public:
   StoreImpl(const StoreOptions& options, std::string path, BackendKind kind,
             StoreLayout layout, std::unique_ptr<StoreLock> lock,
-            std::unique_ptr<Backend> backend)
+            std::unique_ptr<Backend> backend,
+            std::unique_ptr<BarrierFile> barrier_file, BarrierRecord barrier)
       : options_(options),
         path_(std::move(path)),
         kind_(kind),
         layout_(layout),
         lock_(std::move(lock)),
         backend_(std::move(backend)),
+        barrier_file_(std::move(barrier_file)),
+        barrier_(barrier),
         key_locks_needed_(!backend_->HasNativeAppend()),
         async_(options.async_queue_bytes,
                [this](const AsyncQueue::Item& item) { return Apply(item); }) {}
@@ -142,6 +166,7 @@ class StoreImpl final : public Store {
 
   Status Get(std::string_view key, std::string* value) override {
     if (closed_) return Closed();
+    if (key == kBarrierKey) return Reserved();
     async_.Drain();  // read your own asynchronous writes
     Stopwatch watch;
     Status s;
@@ -176,6 +201,9 @@ class StoreImpl final : public Store {
   Status Write(const WriteBatch& batch, WriteMode mode) override {
     if (closed_) return Closed();
     if (options_.read_only) return ReadOnly();
+    for (const auto& entry : batch.rep().entries()) {
+      if (entry.first == kBarrierKey) return Reserved();
+    }
     if (mode == WriteMode::kAsync) {
       async_.Enqueue({Op::kBatch, {}, {},
                       std::make_shared<const WriteBuffer>(batch.rep())});
@@ -204,12 +232,7 @@ class StoreImpl final : public Store {
     Stopwatch watch;
     async_.Drain();
     Status s = async_.TakeError();
-    Status w;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!in_batch_) w = WriteBufferLocked();
-    }
-    if (w.ok() && !options_.read_only) w = backend_->Flush();
+    Status w = options_.read_only ? Status::OK() : Barrier();
     if (s.ok()) s = w;
     counters_.Record(Op::kBarrier, unflushed_bytes_.exchange(0),
                      watch.ElapsedNanos());
@@ -281,11 +304,9 @@ class StoreImpl final : public Store {
         buffer_.Clear();
         in_batch_ = false;
       }
-      Status w = WriteBufferLocked();
-      if (s.ok()) s = w;
     }
     if (!options_.read_only) {
-      Status f = backend_->Flush();
+      Status f = Barrier();
       if (s.ok()) s = f;
     }
     iterators_->InvalidateAll();
@@ -313,11 +334,43 @@ class StoreImpl final : public Store {
   Status ReadOnly() const {
     return Status::InvalidArgument("store " + path_ + " is open read-only");
   }
+  Status Reserved() const {
+    return Status::InvalidArgument("store " + path_ + ": key '" +
+                                   PrintableKey(kBarrierKey) +
+                                   "' is reserved for the store's barrier "
+                                   "record");
+  }
+
+  // Writes the buffer and makes everything durable. When anything changed
+  // since the last barrier, the tree is given the next barrier record
+  // before it is made durable, and the record file gets it after
+  // (barrier_record.h).
+  Status Barrier() {
+    std::lock_guard<std::mutex> barrier(barrier_mu_);
+    const bool changed = changed_.exchange(false);
+    BarrierRecord next = barrier_;
+    next.number += 1;
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!in_batch_) s = WriteBufferLocked();
+      if (s.ok() && changed) s = backend_->Put(kBarrierKey, next.Encode());
+    }
+    if (s.ok()) s = backend_->Flush();
+    if (s.ok() && changed) s = barrier_file_->Write(next);
+    if (s.ok() && changed) {
+      barrier_ = next;
+    } else if (changed) {
+      changed_ = true;
+    }
+    return s;
+  }
 
   Status Update(Op op, std::string_view key, std::string_view value,
                 WriteMode mode) {
     if (closed_) return Closed();
     if (options_.read_only) return ReadOnly();
+    if (key == kBarrierKey) return Reserved();
     if (mode == WriteMode::kAsync) {
       async_.Enqueue({op, std::string(key), std::string(value), nullptr});
       return Status::OK();
@@ -353,6 +406,7 @@ class StoreImpl final : public Store {
       s = backend_->Write(batch);
     }
     if (s.ok()) {
+      changed_ = true;
       counters_.Record(Op::kBatch, batch.bytes(), watch.ElapsedNanos());
       unflushed_bytes_.fetch_add(batch.bytes(), std::memory_order_relaxed);
     }
@@ -371,6 +425,7 @@ class StoreImpl final : public Store {
       s = ApplyDirect(op, key, value);
     }
     if (s.ok()) {
+      changed_ = true;
       counters_.Record(op, value.size(), watch.ElapsedNanos());
       unflushed_bytes_.fetch_add(value.size(), std::memory_order_relaxed);
     }
@@ -466,6 +521,13 @@ class StoreImpl final : public Store {
   const StoreLayout layout_;
   std::unique_ptr<StoreLock> lock_;
   std::unique_ptr<Backend> backend_;
+  // The writer's barrier record file (null for readers), and the last
+  // barrier it holds.
+  std::unique_ptr<BarrierFile> barrier_file_;
+  std::mutex barrier_mu_;  // serialises barriers
+  BarrierRecord barrier_;  // GUARDED_BY(barrier_mu_)
+  // An update since the last barrier.
+  std::atomic<bool> changed_{false};
   const bool key_locks_needed_;
   std::mutex key_locks_[kKeyLocks];
   Counters counters_;
@@ -507,6 +569,8 @@ Status BackendModuleFor(BackendKind kind, const StoreOptions& options,
 // temporary, the backends' and the value log's directories.
 bool IsCreationLeftover(const std::string& name) {
   return name == kLockFileName || name == std::string(kHeaderFileName) + ".tmp" ||
+         name == kBarrierFileName ||
+         name == std::string(kBarrierFileName) + ".tmp" ||
          name == BackendName(BackendKind::kRocksDB) ||
          name == BackendName(BackendKind::kLevelDB) || name == "vlog";
 }
@@ -599,6 +663,83 @@ Status PrepareCreation(const std::string& path, bool* create) {
   return s;
 }
 
+BarrierRecord RecordOf(const StoreHeader& header, uint64_t number) {
+  BarrierRecord r;
+  r.number = number;
+  r.layout = static_cast<uint32_t>(header.layout);
+  r.created_nanos = header.created_nanos;
+  return r;
+}
+
+// A record that belongs to another store, or says another layout, means
+// the header or the record is not this store's.
+Status CheckRecordMatches(const std::string& what, const StoreHeader& header,
+                          const BarrierRecord& r) {
+  if (r.created_nanos != header.created_nanos) {
+    return Status::Corruption(what + " belongs to a store created at another "
+                              "time than this store's header says");
+  }
+  if (r.layout != static_cast<uint32_t>(header.layout)) {
+    return Status::Corruption(what + " says layout id " +
+                              std::to_string(r.layout) + ", the header " +
+                              LayoutName(header.layout));
+  }
+  return Status::OK();
+}
+
+Status ReadRecordFile(const std::string& path, const StoreHeader& header,
+                      BarrierRecord* out) {
+  Status s = BarrierFile::Read(path, out);
+  if (s.IsNotFound()) {
+    return Status::Corruption("store " + path + ": its barrier record " +
+                              kBarrierFileName + " is missing, so what its "
+                              "barriers made durable cannot be checked");
+  }
+  if (!s.ok()) return Status(s.code(), "store " + path + ": " + s.message());
+  return CheckRecordMatches("store " + path + ": its barrier record", header,
+                            *out);
+}
+
+// The tree must come back with at least the recorded barrier: less means
+// its own metadata lost what a barrier had made durable. On success
+// *recorded is the newest barrier the store holds.
+Status CheckTreeRecord(const std::string& path, const StoreHeader& header,
+                       Backend* backend, bool has_record,
+                       BarrierRecord* recorded) {
+  std::string raw;
+  Status s = backend->Get(kBarrierKey, &raw);
+  if (s.IsNotFound()) {
+    if (recorded->number == 0) return Status::OK();
+    return Status::Corruption(
+        "store " + path + ": barrier " + std::to_string(recorded->number) +
+        " was made durable, but the backend (" + BackendName(header.backend) +
+        ") came back with no barrier at all: its metadata was truncated or "
+        "deleted, and data of completed barriers is missing");
+  }
+  if (!s.ok() && s.code() != Code::kCorruption) return s;
+  const std::string what = "store " + path + ": the barrier record in its " +
+                           BackendName(header.backend) + " tree";
+  BarrierRecord tree;
+  if (s.ok()) s = BarrierRecord::Decode(raw, what, &tree);
+  if (!s.ok()) {
+    return Status::Corruption(s.message() + " (read as layout " +
+                              LayoutName(header.layout) +
+                              ": the header's layout may be wrong)");
+  }
+  s = CheckRecordMatches(what, header, tree);
+  if (!s.ok()) return s;
+  if (has_record && tree.number < recorded->number) {
+    return Status::Corruption(
+        "store " + path + ": barrier " + std::to_string(recorded->number) +
+        " was made durable, but the backend (" + BackendName(header.backend) +
+        ") came back at barrier " + std::to_string(tree.number) +
+        ": its metadata was truncated or deleted, and data of completed "
+        "barriers is missing");
+  }
+  if (tree.number > recorded->number) *recorded = tree;
+  return Status::OK();
+}
+
 }  // namespace
 
 Store::~Store() = default;
@@ -631,13 +772,19 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
                          : options.backend;
     header.layout = options.layout == StoreLayout::kDefault ? StoreLayout::kVlog
                                                             : options.layout;
-    header.created_nanos = static_cast<uint64_t>(time(nullptr)) * 1000000000u;
+    // In nanoseconds: the barrier record carries it, and tells a record
+    // file copied from another store by it.
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    header.created_nanos = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
+                           static_cast<uint64_t>(now.tv_nsec);
     if (module == nullptr) {
       s = BackendModuleFor(header.backend, options, path, &module);
     }
     if (s.ok()) {
       s = posix::CreateDirs(posix::JoinPath(path, BackendName(header.backend)));
     }
+    if (s.ok()) s = BarrierFile::Create(path, RecordOf(header, 0));
     if (s.ok()) s = WriteStoreHeader(path, header);
   } else if (s.ok()) {
     s = ReadStoreHeader(path, &header);
@@ -658,6 +805,20 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
   }
   if (s.ok() && snapshot && header.backend != BackendKind::kRocksDB) {
     s = lock->Acquire(path, false);  // LevelDB cannot be read while written
+  }
+  // What the last barrier covered, read before the tree is opened: a
+  // snapshot reader's tree is then at least as new as the record.
+  BarrierRecord recorded = RecordOf(header, 0);
+  const bool has_record = header.version >= kBarrierRecordVersion;
+  if (s.ok() && !create && has_record) s = ReadRecordFile(path, header, &recorded);
+  if (s.ok() && !create && header.layout == StoreLayout::kLsm) {
+    posix::PathKind vlog;
+    s = posix::Probe(posix::JoinPath(path, "vlog"), &vlog);
+    if (s.ok() && vlog != posix::PathKind::kMissing) {
+      s = Status::Corruption("store " + path + ": its header says layout lsm, "
+                             "but it has a value log (vlog/): the header is "
+                             "wrong");
+    }
   }
   const std::string backend_dir =
       posix::JoinPath(path, BackendName(header.backend));
@@ -687,9 +848,23 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     pin_fd = -1;
   }
   if (pin_fd >= 0) close(pin_fd);
+  if (s.ok()) s = CheckTreeRecord(path, header, backend.get(), has_record, &recorded);
+  std::unique_ptr<BarrierFile> barrier_file;
+  if (s.ok() && !options.read_only) {
+    if (!has_record) {  // an older store gets its record now
+      s = BarrierFile::Create(path, recorded);
+      header.version = kStoreFormatVersion;
+      if (s.ok()) s = WriteStoreHeader(path, header);
+    }
+    barrier_file = std::make_unique<BarrierFile>();
+    if (s.ok()) s = barrier_file->OpenForWriting(path);
+  }
   if (s.ok()) {
     store->reset(new StoreImpl(options, path, header.backend, header.layout,
-                               std::move(lock), std::move(backend)));
+                               std::move(lock), std::move(backend),
+                               std::move(barrier_file), recorded));
+  } else if (backend) {
+    backend->Close();
   }
   return s;
 }
