@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <atomic>
 #include <mutex>
 
 #include "fs/fs_store.h"
@@ -133,7 +134,7 @@ class WriterFile final : public File {
   std::mutex offset_mu_;
   uint64_t offset_ = 0;  // GUARDED_BY(offset_mu_)
   Cursor cursor_;        // GUARDED_BY(st_->mu)
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};
 };
 
 class WriterFs : public FileSystem {
@@ -701,8 +702,7 @@ Status WriterFile::Sync() {
 }
 
 Status WriterFile::Close() {
-  if (closed_) return Status::OK();
-  closed_ = true;
+  if (closed_.exchange(true)) return Status::OK();
   {
     std::lock_guard<std::mutex> lock(st_->mu);
     cursor_ = Cursor();  // its iterator must not outlive the store

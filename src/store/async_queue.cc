@@ -59,6 +59,11 @@ Status AsyncQueue::TakeError() {
   return s;
 }
 
+Status AsyncQueue::PeekError() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
 void AsyncQueue::Stop() {
   std::thread t;
   {

@@ -43,6 +43,8 @@ class AsyncQueue {
   void Drain();
   // The first error since the last call (OK if none).
   Status TakeError();
+  // The same, left in place for the next TakeError.
+  Status PeekError();
   // Drains, then ends the thread. Further Enqueue calls start it again.
   void Stop();
 

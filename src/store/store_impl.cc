@@ -257,7 +257,9 @@ class StoreImpl final : public Store {
     if (closed_) return Closed();
     Stopwatch watch;
     async_.Drain();
-    Status s = async_.TakeError();
+    // An asynchronous update's error is the batch's too, and stays for the
+    // next barrier: the batch does not make it go away.
+    Status s = async_.PeekError();
     std::lock_guard<std::mutex> lock(mu_);
     if (!in_batch_) {
       return Status::InvalidArgument("store " + path_ +

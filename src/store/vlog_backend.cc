@@ -12,6 +12,7 @@
 // by the tree as it was at the last barrier).
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -68,20 +69,56 @@ class Resolver {
   ValueLog::ReadBuffer buf_;
 };
 
+// Readers in flight: a Get between its lookup and its read, an iterator
+// for its whole life (it sees the tree as it was when created). While any
+// is, no dropped value's space is given back: a reader may hold its
+// pointer (Flush keeps the ranges for a later call, Close gives them back
+// once the store's iterators are gone).
+class ReaderCount {
+ public:
+  void Enter() { n_.fetch_add(1); }
+  void Leave() { n_.fetch_sub(1); }
+  bool Any() const { return n_.load() > 0; }
+
+ private:
+  std::atomic<int> n_{0};
+};
+
+class ReaderPin {
+ public:
+  explicit ReaderPin(ReaderCount* c) : c_(c) { c_->Enter(); }
+  ~ReaderPin() { c_->Leave(); }
+  ReaderPin(const ReaderPin&) = delete;
+  ReaderPin& operator=(const ReaderPin&) = delete;
+
+ private:
+  ReaderCount* c_;
+};
+
 class VlogIterator final : public Iterator {
  public:
-  VlogIterator(std::unique_ptr<Iterator> inner, ValueLog* log)
-      : inner_(std::move(inner)), resolver_(log) {}
-  bool Valid() const override { return inner_->Valid(); }
-  void SeekToFirst() override { Moved(), inner_->SeekToFirst(); }
-  void Seek(std::string_view t) override { Moved(), inner_->Seek(t); }
+  // `pin` is taken before `inner` was created.
+  VlogIterator(std::unique_ptr<ReaderPin> pin, std::unique_ptr<Iterator> inner,
+               ValueLog* log)
+      : pin_(std::move(pin)), inner_(std::move(inner)), resolver_(log) {}
+  // A value that could not be read stops the iterator (status() says why)
+  // until it is positioned again.
+  bool Valid() const override { return error_.ok() && inner_->Valid(); }
+  void SeekToFirst() override { Repositioned(), inner_->SeekToFirst(); }
+  void Seek(std::string_view t) override { Repositioned(), inner_->Seek(t); }
   void SeekForPrev(std::string_view t) override {
-    Moved(), inner_->SeekForPrev(t);
+    Repositioned(), inner_->SeekForPrev(t);
   }
-  void Next() override { Moved(), inner_->Next(); }
-  void Prev() override { Moved(), inner_->Prev(); }
+  void Next() override {
+    if (error_.ok()) Moved(), inner_->Next();
+  }
+  void Prev() override {
+    if (error_.ok()) Moved(), inner_->Prev();
+  }
   std::string_view key() const override { return inner_->key(); }
-  // A value that cannot be read is empty, and status() says why.
+  // Read when first asked for. One that cannot be read is empty, and
+  // makes the iterator invalid: a caller that checks Valid() after value()
+  // (or status() after its loop) never takes it for data.
   std::string_view value() const override {
     if (!resolved_) {
       resolved_ = true;
@@ -100,7 +137,12 @@ class VlogIterator final : public Iterator {
 
  private:
   void Moved() { resolved_ = false; }
+  void Repositioned() {
+    resolved_ = false;
+    error_ = Status::OK();
+  }
 
+  std::unique_ptr<ReaderPin> pin_;  // first: released last
   std::unique_ptr<Iterator> inner_;
   mutable Resolver resolver_;
   mutable bool resolved_ = false;
@@ -119,6 +161,7 @@ class VlogBackend final : public Backend {
   ~VlogBackend() override { Close(); }
 
   Status Get(std::string_view key, std::string* value) override {
+    ReaderPin pin(&readers_);
     std::string raw;
     Status s = tree_->Get(key, &raw);
     if (!s.ok()) return s;
@@ -178,8 +221,9 @@ class VlogBackend final : public Backend {
   }
   std::unique_ptr<Iterator> NewIterator(std::string_view lower,
                                         std::string_view upper) override {
-    return std::make_unique<VlogIterator>(tree_->NewIterator(lower, upper),
-                                          log_.get());
+    auto pin = std::make_unique<ReaderPin>(&readers_);
+    return std::make_unique<VlogIterator>(
+        std::move(pin), tree_->NewIterator(lower, upper), log_.get());
   }
   // The values first: a pointer must never be durable before its value.
   // Then the space of the values dropped before the sync.
@@ -194,7 +238,7 @@ class VlogBackend final : public Backend {
     std::lock_guard<std::mutex> lock(dead_mu_);
     std::vector<ValuePointer>& to = s.ok() ? durable_ : dropped_;
     to.insert(to.end(), dropped.begin(), dropped.end());
-    if (s.ok()) log_->Reclaim(&durable_);
+    if (s.ok() && !readers_.Any()) log_->Reclaim(&durable_);
     return s;
   }
   // Between the flush and the scan no update runs: the tree then says
@@ -204,6 +248,11 @@ class VlogBackend final : public Backend {
     std::unique_lock<std::shared_mutex> alone(update_mu_);
     Status s = Flush();
     if (!s.ok()) return s;
+    if (readers_.Any()) {
+      return Status::Busy("value log " + log_->dir() +
+                          ": a reader of this store is reading; nothing is "
+                          "reclaimed while one is");
+    }
     return log_->ReclaimAllBut(
         [&](std::vector<ValuePointer>* live) {
           std::unique_ptr<Iterator> it = tree_->NewIterator({}, {});
@@ -282,6 +331,7 @@ class VlogBackend final : public Backend {
   int pin_fd_ = -1;
   // Updates share it; ReclaimUnreferenced takes it alone.
   std::shared_mutex update_mu_;
+  ReaderCount readers_;
   std::mutex dead_mu_;
   // Values dropped since the last Flush; values dropped durably that a
   // reader's pin kept Reclaim from giving back.
