@@ -8,6 +8,7 @@
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
+#include <cstdio>
 #include <mutex>
 
 #include "store/backend.h"
@@ -155,6 +156,20 @@ class LevelDBBackend : public Backend {
     }
     leveldb::DB* db = nullptr;
     leveldb::Status ls = leveldb::DB::Open(o, dir_, &db);
+    if (ls.IsCorruption()) {
+      // A write cut short by a full disk (or a crash) leaves a torn record
+      // at the end of LevelDB's log, and with paranoid checks LevelDB then
+      // refuses to open at all. Without them it replays what precedes the
+      // damage; whether that still covers the store's last barrier is
+      // checked above it (the barrier record), so nothing a barrier made
+      // durable is silently lost.
+      fprintf(stderr, "sluice: leveldb %s: %s; opening without paranoid "
+                      "checks, past the damaged log tail\n",
+              dir_.c_str(), ls.ToString().c_str());
+      o.paranoid_checks = false;
+      db = nullptr;
+      ls = leveldb::DB::Open(o, dir_, &db);
+    }
     db_.reset(db);
     return FromLevel(ls, "open", dir_);
   }
