@@ -304,6 +304,7 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
                                    " bytes is too large for the value log");
   }
   const uint64_t data_sum = XXH3_64bits(value.data(), value.size());
+  std::lock_guard<std::mutex> appending(append_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   if (closed_ || options_.read_only) {
     return Status::InvalidArgument("value log " + dir_ +
@@ -444,6 +445,7 @@ Status ValueLog::FinishFileLocked(std::unique_lock<std::mutex>* lock) {
 }
 
 Status ValueLog::Sync() {
+  std::lock_guard<std::mutex> appending(append_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   if (options_.read_only || closed_) return Status::OK();
   if (!dirty_) return error_;
@@ -919,6 +921,7 @@ void ValueLog::PrefetchLoop() {
 Status ValueLog::Close() {
   Status s;
   {
+    std::lock_guard<std::mutex> appending(append_mu_);
     std::unique_lock<std::mutex> lock(mu_);
     if (closed_) return Status::OK();
     if (!options_.read_only) {

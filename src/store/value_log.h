@@ -271,6 +271,13 @@ class ValueLog {
   bool direct_ = false;
   size_t buf_bytes_ = 0;
 
+  // Held by whatever changes where the log writes (Append, Sync, Close)
+  // for its whole call, outside mu_: Append waits for a free buffer with
+  // mu_ released, and a Sync (a barrier, or the tree's own flush) that ran
+  // meanwhile moved the fill buffer under it, so that the value's rest
+  // went to the wrong offset and an old buffer was written over the next
+  // one. Readers take only mu_.
+  std::mutex append_mu_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Buffer> buffers_;  // GUARDED_BY(mu_): a ring
