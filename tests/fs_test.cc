@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "fs_craft.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -505,6 +506,75 @@ TEST_P(FsTest, FullDataRootFailsTheWriteAndTheCloseKeepsSyncedFiles) {
   ASSERT_OK(r->Close());
   ASSERT_OK(fs_->Close());
   fs_.reset();
+}
+
+// Directory entries that no call makes, written straight into the store:
+// names no path can hold, and entries pointing back at the directory or an
+// enclosing one. Both views list the valid entries and report the others as
+// Corruption naming the directory and each entry (escaped); a path through
+// a cycle does not resolve; and no call creates such a name.
+TEST_P(FsTest, ForgedDirectoryEntriesAreReportedNotListed) {
+  ASSERT_OK(fs_->Mkdir("/d", 0755));
+  ASSERT_OK(fs_->Mkdir("/d/sub", 0755));
+  ASSERT_OK(Open("/d/ok", kWrite | kCreate)->Close());
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  const std::string long_name(256, 'x');
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_OK(Store::Open(Options().store, FileSystem::StorePath(dir_.path(), 0),
+                          &store));
+    for (const std::string& name : {std::string("."), std::string(".."),
+                                    std::string(), std::string("a/b"),
+                                    std::string("nul\0byte", 8), long_name}) {
+      ASSERT_OK(test::CraftDirent(store.get(), "/d", name, "/d/ok"));
+    }
+    ASSERT_OK(test::CraftDirent(store.get(), "/d/sub", "up", "/d"));
+    ASSERT_OK(test::CraftDirent(store.get(), "/d/sub", "self", "/d/sub"));
+    ASSERT_OK(store->Close());
+  }
+  for (int writer : {0, FileSystem::kReader}) {
+    SCOPED_TRACE(writer == 0 ? "writer" : "reader");
+    ASSERT_OK(FileSystem::Open(Options(), dir_.path(), writer, &fs_));
+    std::vector<DirEntry> entries;
+    Status s = fs_->ReadDir("/d", &entries);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    for (const char* part : {"/d", "\".\"", "\"..\"", "\"\"", "\"a/b\"",
+                             "\"nul\\x00byte\"", "(256 bytes)"}) {
+      EXPECT_NE(s.message().find(part), std::string::npos)
+          << part << " not in " << s.ToString();
+    }
+    EXPECT_EQ(s.message().find('\0'), std::string::npos);
+    std::vector<std::string> names;
+    for (const auto& e : entries) names.push_back(e.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"ok", "sub"}));
+    entries.clear();
+    s = fs_->ReadDir("/d/sub", &entries);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    for (const char* part : {"/d/sub", "\"up\"", "\"self\""}) {
+      EXPECT_NE(s.message().find(part), std::string::npos)
+          << part << " not in " << s.ToString();
+    }
+    EXPECT_TRUE(entries.empty());
+    FileInfo info;
+    for (const char* p : {"/d/sub/up", "/d/sub/self", "/d/sub/up/sub/up/ok"}) {
+      s = fs_->Stat(p, &info);
+      EXPECT_TRUE(s.IsCorruption()) << p << ": " << s.ToString();
+    }
+    ASSERT_OK(fs_->Stat("/d/ok", &info));
+    ASSERT_OK(fs_->Close());
+    fs_.reset();
+  }
+  ASSERT_OK(FileSystem::Open(Options(), dir_.path(), 0, &fs_));
+  std::unique_ptr<File> f;
+  EXPECT_EQ(fs_->Mkdir("/" + long_name, 0755).code(), Code::kInvalidArgument);
+  EXPECT_EQ(fs_->OpenFile("/" + long_name, kWrite | kCreate, 0644, &f).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(fs_->OpenFile(std::string("/nul\0", 5), kWrite | kCreate, 0644, &f)
+                .code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(fs_->Rename("/d/ok", "/" + long_name).code(), Code::kInvalidArgument);
+  ASSERT_OK(fs_->Mkdir("/" + std::string(255, 'y'), 0755));  // the longest
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FsTest,

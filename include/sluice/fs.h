@@ -140,10 +140,19 @@ class SLUICE_EXPORT FileSystem {
 
   virtual ~FileSystem();
   // `path` is absolute within the file system ("/a/b"); ".." may not
-  // climb above the root.
+  // climb above the root. A name (one component) is at most 255 bytes and
+  // holds no NUL: creating another is InvalidArgument. A path through an
+  // entry that points back at an enclosing directory (a cycle, which only a
+  // damaged or forged store holds) is Corruption.
   virtual Status OpenFile(const std::string& path, int flags, uint32_t mode,
                           std::unique_ptr<File>* file) = 0;
   virtual Status Stat(const std::string& path, FileInfo* info) = 0;
+  // Appends the entries of directory `path`. Entries no walk may follow
+  // (a name no path can hold: empty, "." or "..", with '/' or NUL, over
+  // 255 bytes; an entry pointing back at an enclosing directory; a record
+  // failing its checksum) are left out and named, escaped, in a Corruption
+  // status naming the directory; the valid entries are appended all the
+  // same, so that a caller walking the tree can go on with them.
   virtual Status ReadDir(const std::string& path,
                          std::vector<DirEntry>* entries) = 0;
   virtual Status Mkdir(const std::string& path, uint32_t mode) = 0;

@@ -200,13 +200,17 @@ class WriterFs : public FileSystem {
   }
 
   Status ReadDir(const std::string& raw, std::vector<DirEntry>* out) override {
-    Inode inode;
-    Status s = Lookup(raw, &inode);
-    if (!s.ok()) return s;
-    if (inode.type != FileType::kDirectory) {
-      return Status::NotADirectory(raw + ": not a directory");
+    Resolved r;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Status s = ResolveLocked(raw, &r);
+      if (s.ok() && !r.exists) s = Status::NotFound(r.path + ": no such file");
+      if (!s.ok()) return s;
     }
-    return store_->ListDir(inode.ino, out);
+    if (r.inode.type != FileType::kDirectory) {
+      return Status::NotADirectory(r.path + ": not a directory");
+    }
+    return store_->ListDir(r.inode.ino, r.ancestors, r.path, out);
   }
 
   Status Mkdir(const std::string& raw, uint32_t mode) override {
@@ -277,6 +281,10 @@ class WriterFs : public FileSystem {
     }
     if (!s.ok()) return s;
     if (t.exists && t.inode.ino == f.inode.ino) return Status::OK();
+    if (!t.exists) {
+      s = CheckNewName(t);
+      if (!s.ok()) return s;
+    }
     if (t.exists) {
       if (t.inode.type == FileType::kDirectory) {
         if (f.inode.type != FileType::kDirectory) {
@@ -510,17 +518,36 @@ class WriterFs : public FileSystem {
     std::string path, name;
     Inode parent, inode;
     bool exists = false;
+    std::vector<uint64_t> ancestors;  // FsStore::Resolve's
   };
   Status ResolveLocked(const std::string& raw, Resolved* r) {
     Status s = NormalizePath(raw, &r->path);
     if (!s.ok()) return s;
     if (closed_) return Closed();
     return store_->Resolve(r->path, &r->parent, &r->name, &r->inode,
-                           &r->exists);
+                           &r->exists, &r->ancestors);
+  }
+
+  // A new entry's name must be one every reader follows (ValidName); a
+  // normalised path's last component can only be too long or hold a NUL.
+  static Status CheckNewName(const Resolved& r) {
+    if (r.name.size() > kMaxNameBytes) {
+      return Status::InvalidArgument(
+          QuoteName(r.path) + ": a name is at most " +
+          std::to_string(kMaxNameBytes) + " bytes, this one has " +
+          std::to_string(r.name.size()));
+    }
+    if (!ValidName(r.name)) {
+      return Status::InvalidArgument(QuoteName(r.path) +
+                                     ": not a valid name (a NUL byte?)");
+    }
+    return Status::OK();
   }
 
   // Creates a file or directory at r's path (which does not exist yet).
   Status CreateLocked(Resolved* r, FileType type, uint32_t mode) {
+    Status s = CheckNewName(*r);
+    if (!s.ok()) return s;
     WriteBatch b;
     Inode& inode = r->inode;
     inode = Inode();

@@ -35,6 +35,12 @@ std::string Key(char tag, uint64_t a, uint64_t b) {
 
 }  // namespace
 
+bool ValidName(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.size() <= kMaxNameBytes &&
+         name.find_first_of(std::string_view("/\0", 2)) == std::string_view::npos;
+}
+
 std::string SuperKey() { return "S"; }
 std::string InodeKey(uint64_t ino) { return Key('I', ino); }
 std::string DirentPrefix(uint64_t parent) { return Key('D', parent); }

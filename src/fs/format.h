@@ -4,6 +4,7 @@
 //   "S"                              superblock
 //   'I' ino                          inode (file or directory)
 //   'D' parent-ino name              directory entry -> child ino, type
+//                                    (the name as ValidName says)
 //   'X' ino offset                   extent index: length, data checksum
 //   'E' ino offset                   extent: header + data
 // The root directory is inode 1. Extents of one inode never overlap within
@@ -53,6 +54,14 @@ struct Inode {
 struct Super {
   uint64_t next_ino = kRootIno + 1;
 };
+
+// The longest name of a file or directory, in bytes (NAME_MAX).
+constexpr size_t kMaxNameBytes = 255;
+// True when `name` can be one component of a path, and so the name of a
+// directory entry: not empty, "." or "..", no '/' or NUL, at most
+// kMaxNameBytes. Every entry a call makes has one; a store holding another
+// is damaged or forged, and its readers must not follow that entry.
+bool ValidName(std::string_view name);
 
 std::string SuperKey();
 std::string InodeKey(uint64_t ino);

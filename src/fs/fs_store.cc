@@ -1,6 +1,8 @@
 #include "fs/fs_store.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "store/write_buffer.h"
 
@@ -20,6 +22,29 @@ std::string PrefixEnd(std::string prefix) {
     prefix.pop_back();
   }
   return prefix;  // every key: unbounded
+}
+
+std::string QuoteName(std::string_view name) {
+  constexpr size_t kShown = 64;
+  std::string out = "\"";
+  for (size_t i = 0; i < name.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  if (name.size() > kShown) {
+    out += "... (" + std::to_string(name.size()) + " bytes)";
+  }
+  return out;
 }
 
 int64_t NowNanos() {
@@ -105,19 +130,23 @@ Status FsStore::GetInode(uint64_t ino, Inode* inode) {
 }
 
 Status FsStore::Resolve(const std::string& path, Inode* parent,
-                        std::string* name, Inode* inode, bool* exists) {
+                        std::string* name, Inode* inode, bool* exists,
+                        std::vector<uint64_t>* ancestors) {
   Inode dir;
   Status s = GetInode(kRootIno, &dir);
   if (!s.ok()) return s;
   *exists = true;
+  if (ancestors) ancestors->clear();
   if (path == "/") {
     *parent = dir;
     name->clear();
     *inode = dir;
     return Status::OK();
   }
+  std::vector<uint64_t> chain;  // the directories walked through
   size_t pos = 1;
   for (;;) {
+    chain.push_back(dir.ino);
     size_t slash = path.find('/', pos);
     const std::string part = path.substr(pos, slash - pos);
     std::string v;
@@ -128,6 +157,7 @@ Status FsStore::Resolve(const std::string& path, Inode* parent,
       *parent = dir;
       *name = part;
       *exists = false;
+      if (ancestors) ancestors->swap(chain);
       return Status::OK();
     }
     if (!s.ok()) return s;
@@ -135,6 +165,13 @@ Status FsStore::Resolve(const std::string& path, Inode* parent,
     FileType type;
     s = DecodeDirent(v, &ino, &type);
     if (!s.ok()) return Status::Corruption(path + ": " + s.message());
+    if (std::find(chain.begin(), chain.end(), ino) != chain.end()) {
+      return Status::Corruption(
+          path + ": the entry " + QuoteName(part) + " of " +
+          (chain.size() == 1 ? std::string("/") : path.substr(0, pos - 1)) +
+          " points back at an enclosing directory (a directory cycle; store " +
+          path_ + ")");
+    }
     Inode child;
     s = GetInode(ino, &child);
     if (!s.ok()) return s;
@@ -142,6 +179,7 @@ Status FsStore::Resolve(const std::string& path, Inode* parent,
       *parent = dir;
       *name = part;
       *inode = child;
+      if (ancestors) ancestors->swap(chain);
       return Status::OK();
     }
     if (child.type != FileType::kDirectory) {
@@ -153,20 +191,44 @@ Status FsStore::Resolve(const std::string& path, Inode* parent,
   }
 }
 
-Status FsStore::ListDir(uint64_t ino, std::vector<DirEntry>* entries) {
+Status FsStore::ListDir(uint64_t ino, const std::vector<uint64_t>& ancestors,
+                        const std::string& path,
+                        std::vector<DirEntry>* entries) {
+  constexpr int kNamed = 8;  // bad entries named in the message, at most
   const std::string prefix = DirentPrefix(ino);
   std::unique_ptr<Iterator> it = PrefixIterator(store_.get(), prefix);
+  std::string bad;
+  int n_bad = 0;
   for (it->Seek(prefix); it->Valid() && HasPrefix(it->key(), prefix);
        it->Next()) {
+    const std::string_view name = it->key().substr(prefix.size());
     uint64_t child;
     FileType type;
-    Status s = DecodeDirent(it->value(), &child, &type);
-    if (!s.ok()) return s;
-    entries->push_back(
-        {std::string(it->key().substr(prefix.size())),
-         type == FileType::kDirectory});
+    const char* why = nullptr;
+    if (!DecodeDirent(it->value(), &child, &type).ok()) {
+      why = "fails its checksum";
+    } else if (!ValidName(name)) {
+      why = "is not a valid name";
+    } else if (child == ino || std::find(ancestors.begin(), ancestors.end(),
+                                         child) != ancestors.end()) {
+      why = "points back at an enclosing directory (a directory cycle)";
+    }
+    if (why == nullptr) {
+      entries->push_back({std::string(name), type == FileType::kDirectory});
+    } else if (++n_bad <= kNamed) {
+      bad += (n_bad > 1 ? "; " : "") + QuoteName(name) + " " + why;
+    }
   }
-  return it->status();
+  if (!it->status().ok()) {
+    return Status(it->status().code(),
+                  path + ": " + it->status().message());
+  }
+  if (n_bad > 0) {
+    if (n_bad > kNamed) bad += "; and " + std::to_string(n_bad - kNamed) + " more";
+    return Status::Corruption("directory " + path + " (store " + path_ +
+                              ") holds entries that are left out: " + bad);
+  }
+  return Status::OK();
 }
 
 Status FsStore::DirIsEmpty(uint64_t ino, bool* empty) {

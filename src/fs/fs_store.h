@@ -46,16 +46,30 @@ class FsStore {
   // Walks `path` (normalised). *exists says whether the last component
   // exists; if it does, *inode is filled. *parent is the parent directory's
   // inode and *name the last component. NotFound if a parent is missing,
-  // NotADirectory if one is a file.
+  // NotADirectory if one is a file. *ancestors, if given, receives the
+  // inode numbers of the directories walked through, the root first and
+  // the parent last (none for "/"). A path that comes back to a directory
+  // it went through (an entry pointing at an enclosing directory, which
+  // only a damaged or forged store holds) is Corruption: followed, such an
+  // entry would make every walk of the tree endless.
   Status Resolve(const std::string& path, Inode* parent, std::string* name,
-                 Inode* inode, bool* exists);
+                 Inode* inode, bool* exists,
+                 std::vector<uint64_t>* ancestors = nullptr);
   Status GetInode(uint64_t ino, Inode* inode);
   static void PutInode(WriteBatch* b, const Inode& inode) {
     b->Put(InodeKey(inode.ino), EncodeInode(inode));
   }
   // Reserves an inode number; the superblock update goes into `b`.
   uint64_t AllocateIno(WriteBatch* b);
-  Status ListDir(uint64_t ino, std::vector<DirEntry>* entries);
+  // Appends the entries of directory `ino`, reached through the
+  // directories `ancestors` (as Resolve gives them) at `path`. Entries that
+  // no walk may follow (a name ValidName refuses; the directory itself or
+  // one of `ancestors`, a cycle; a record failing its checksum) are left
+  // out and named, escaped, in a Corruption status naming `path` and the
+  // store; the valid entries are appended all the same, so that a caller
+  // can go on with them.
+  Status ListDir(uint64_t ino, const std::vector<uint64_t>& ancestors,
+                 const std::string& path, std::vector<DirEntry>* entries);
   Status DirIsEmpty(uint64_t ino, bool* empty);
 
   // End of the furthest extent of `ino` (0 if none).
@@ -114,6 +128,12 @@ inline bool HasPrefix(std::string_view key, std::string_view prefix) {
 }
 
 int64_t NowNanos();
+
+// `name` for a message: in double quotes, with '"', '\' and every byte
+// outside printable ASCII escaped ("\x1b"), and cut after 64 bytes
+// ("..." and its length follow), since a damaged store's names can hold
+// anything.
+std::string QuoteName(std::string_view name);
 
 }  // namespace fs
 }  // namespace sluice

@@ -584,24 +584,33 @@ class ReaderFs : public FileSystem {
     return s;
   }
 
+  // Merges every writer's listing. A listing that fails in one store
+  // (bad entries left out, see FsStore::ListDir) still gives what it
+  // could, with the others': the error is returned with it all.
   Status ReadDir(const std::string& raw, std::vector<DirEntry>* out) override {
     std::string path;
     std::vector<Inode> inodes;
     std::vector<FsStore*> owners;
-    Status s = Find(raw, &path, &inodes, &owners);
+    std::vector<std::vector<uint64_t>> ancestors;
+    Status s = Find(raw, &path, &inodes, &owners, &ancestors);
     if (!s.ok()) return s;
     if (inodes[0].type != FileType::kDirectory) {
       return Status::NotADirectory(path + ": not a directory");
     }
     std::map<std::string, bool> names;
+    Status failed;
     for (size_t i = 0; i < owners.size(); ++i) {
       std::vector<DirEntry> entries;
-      s = owners[i]->ListDir(inodes[i].ino, &entries);
-      if (!s.ok()) return s;
+      s = owners[i]->ListDir(inodes[i].ino, ancestors[i], path, &entries);
+      if (!s.ok() && failed.ok()) {
+        failed = s;
+      } else if (!s.ok()) {
+        failed = Status(failed.code(), failed.message() + "; " + s.message());
+      }
       for (auto& e : entries) names.emplace(e.name, e.is_dir);
     }
     for (auto& [name, is_dir] : names) out->push_back({name, is_dir});
-    return Status::OK();
+    return failed;
   }
 
   Status Mkdir(const std::string& p, uint32_t) override { return ReadOnly(p); }
@@ -654,19 +663,23 @@ class ReaderFs : public FileSystem {
                                    " is open read-only");
   }
 
-  // The inodes of `raw` in every store that has it.
+  // The inodes of `raw` in every store that has it (and, if asked, the
+  // directories each store's walk went through: FsStore::Resolve).
   Status Find(const std::string& raw, std::string* path,
-              std::vector<Inode>* inodes, std::vector<FsStore*>* owners) {
+              std::vector<Inode>* inodes, std::vector<FsStore*>* owners,
+              std::vector<std::vector<uint64_t>>* ancestors = nullptr) {
     Status s = NormalizePath(raw, path);
     if (!s.ok()) return s;
     for (auto& st : stores_) {
       Inode parent, inode;
       std::string name;
       bool exists = false;
-      s = st->Resolve(*path, &parent, &name, &inode, &exists);
+      std::vector<uint64_t> walked;
+      s = st->Resolve(*path, &parent, &name, &inode, &exists, &walked);
       if (s.IsNotFound()) continue;
       if (!s.ok()) return s;
       if (!exists) continue;
+      if (ancestors) ancestors->push_back(std::move(walked));
       if (!inodes->empty() && inode.type != (*inodes)[0].type) {
         return Status::Corruption(*path + ": a file for one writer and a "
                                   "directory for another");
