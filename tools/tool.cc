@@ -52,7 +52,9 @@ struct Help {
 const Help kHelp[] = {
     {"ls", "sluice ls [-l] [--json] ROOT [PATH]\n"
            "Lists PATH (default /) merged over every writer. -l adds mode,\n"
-           "size and modification time; --json prints a JSON array.\n"},
+           "size and modification time; --json prints a JSON array.\n"
+           "Entries of a damaged directory that cannot be followed are\n"
+           "reported on stderr (exit status 1) and the others listed.\n"},
     {"stat", "sluice stat [--json] ROOT PATH...\n"
              "Prints size, stored bytes, mode, times and whether the file\n"
              "checksum is set (its writer closed it).\n"},
@@ -62,6 +64,8 @@ const Help kHelp[] = {
                "Copies PATH (default /: everything) into directory DEST as\n"
                "plain files, N files at a time (default 4), keeping holes,\n"
                "modes and times. Every byte is verified as it is read.\n"
+               "What cannot be read or written is reported and the rest\n"
+               "exported; the exit status is then 1.\n"
                "Progress goes to stderr once a second (-q: none).\n"},
     {"import", "sluice import [-w W] [-q] SRC ROOT [PATH]\n"
                "Copies the file or directory tree SRC into ROOT at PATH\n"
@@ -69,15 +73,19 @@ const Help kHelp[] = {
                "directories, empty and sparse files (holes stay holes).\n"},
     {"rm", "sluice rm [-r] ROOT PATH...\n"
            "Removes files, or with -r directory trees, from every writer's\n"
-           "store (no writer may have the file system open).\n"},
+           "store (no writer may have the file system open). What cannot be\n"
+           "read or removed is reported and the rest removed; the exit\n"
+           "status is then 1.\n"},
     {"du", "sluice du [--json] ROOT [PATH]\n"
            "Apparent size (sum of file sizes) and stored bytes (holes\n"
-           "excluded) of PATH, and its number of files.\n"},
+           "excluded) of PATH, and its number of files. What cannot be read\n"
+           "is reported on stderr and left out (exit status 1).\n"},
     {"verify", "sluice verify [--json] ROOT [PATH]\n"
                "Reads every extent of every file under PATH and checks its\n"
                "checksum, the index, and each file's checksum. Prints the bad\n"
-               "files and exits 1 if there is any; files whose writer never\n"
-               "closed them are listed as incomplete.\n"},
+               "files (and damaged directories, whose other entries it goes\n"
+               "on with) and exits 1 if there is any; files whose writer\n"
+               "never closed them are listed as incomplete.\n"},
     {"reclaim", "sluice reclaim [--json] ROOT\n"
                 "Gives the file system back the space of stored data that no\n"
                 "file refers to any more, in every writer's store. Removing,\n"
@@ -197,30 +205,56 @@ Status OpenReader(const std::string& root, std::unique_ptr<FileSystem>* fs) {
   return FileSystem::Open(FsOptions(), root, FileSystem::kReader, fs);
 }
 
+// As FileSystem::ReadDir promises of the names it lists: one path
+// component, which joined to a directory's path names an entry of it and
+// nothing else (export builds its output files' names from these).
+bool ValidName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.size() <= 255 &&
+         name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+// A walk reports a directory this deep instead of entering it: no path so
+// deep fits in PATH_MAX (it takes two bytes a level), so nothing else could
+// use it, and the bound keeps the recursion's stack small whatever a
+// damaged store holds.
+constexpr int kMaxDepth = 2048;
+
 // Calls fn(path, info) for `path` and, if a directory, everything below it
-// (parents before children). A path that cannot be read stops the walk, or,
-// given `on_error`, is passed to it and the walk goes on.
+// (parents before children). What cannot be read (a path, a listing, the
+// entries a listing leaves out as damaged: FileSystem::ReadDir) is passed
+// to on_error, and the walk goes on with the rest; an error of fn stops it.
 using WalkFn = std::function<Status(const std::string&, const FileInfo&)>;
 using WalkErrorFn = std::function<void(const std::string&, const Status&)>;
 Status Walk(FileSystem* fs, const std::string& path, const WalkFn& fn,
-            const WalkErrorFn& on_error = nullptr) {
-  auto failed = [&](const std::string& what, const Status& s) {
-    if (!on_error) return s;
-    on_error(what, s);
-    return Status::OK();
-  };
+            const WalkErrorFn& on_error, int depth = 0) {
   FileInfo info;
   Status s = fs->Stat(path, &info);
-  if (!s.ok()) return failed(path, s);
+  if (!s.ok()) {
+    on_error(path, s);
+    return Status::OK();
+  }
   s = fn(path, info);
   if (!s.ok() || !info.is_dir) return s;
+  if (depth >= kMaxDepth) {
+    on_error(path, Status::InvalidArgument(
+                       path + ": more than " + std::to_string(kMaxDepth) +
+                       " directories deep; not walked further"));
+    return Status::OK();
+  }
   std::vector<DirEntry> entries;
   s = fs->ReadDir(path, &entries);
-  if (!s.ok()) s = failed(path + "/", s);
-  for (size_t i = 0; s.ok() && i < entries.size(); ++i) {
-    s = Walk(fs, Join(path, entries[i].name), fn, on_error);
+  if (!s.ok()) on_error(path + "/", s);  // and on with what it did list
+  for (const DirEntry& e : entries) {
+    if (!ValidName(e.name)) {
+      on_error(path + "/", Status::Corruption(path + ": an entry with a name "
+                                              "no path can hold"));
+      continue;
+    }
+    s = Walk(fs, Join(path, e.name), fn, on_error, depth + 1);
+    if (!s.ok()) return s;
   }
-  return s;
+  return Status::OK();
 }
 
 // Progress of a long copy, printed to stderr at most once a second.
@@ -277,26 +311,32 @@ int Ls(int argc, char** argv) {
   std::vector<DirEntry> entries;
   FileInfo info;
   if (s.ok()) s = fs->Stat(path, &info);
-  if (s.ok() && info.is_dir) {
+  if (!s.ok()) return Fail("ls", s);
+  int rc = 0;
+  if (info.is_dir) {
+    // A damaged directory's valid entries are listed all the same.
     s = fs->ReadDir(path, &entries);
-  } else if (s.ok()) {
+    if (!s.ok()) rc = Fail("ls", s);
+  } else {
     entries.push_back({path, false});
   }
-  if (!s.ok()) return Fail("ls", s);
   const bool json = a.flags.count("--json"), longf = a.flags.count("-l");
   if (json) printf("[");
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const auto& e = entries[i];
+  bool first = true;
+  for (const auto& e : entries) {
     FileInfo fi;
     const std::string full = info.is_dir ? Join(path, e.name) : path;
     if (longf || json) {
       s = fs->Stat(full, &fi);
-      if (!s.ok()) return Fail("ls", s);
+      if (!s.ok()) {
+        rc = Fail("ls", s);
+        continue;
+      }
     }
     if (json) {
       printf("%s\n  {\"name\": %s, \"type\": \"%s\", \"mode\": %u, "
              "\"size\": %llu, \"stored\": %llu, \"mtime_ns\": %lld}",
-             i ? "," : "", Json(e.name).c_str(), fi.is_dir ? "dir" : "file",
+             first ? "" : ",", Json(e.name).c_str(), fi.is_dir ? "dir" : "file",
              fi.mode, (unsigned long long)fi.size,
              (unsigned long long)fi.allocated, (long long)fi.mtime_ns);
     } else if (longf) {
@@ -306,9 +346,10 @@ int Ls(int argc, char** argv) {
     } else {
       printf("%s%s\n", e.name.c_str(), e.is_dir ? "/" : "");
     }
+    first = false;
   }
   if (json) printf("\n]\n");
-  return 0;
+  return rc;
 }
 
 int StatCmd(int argc, char** argv) {
@@ -437,39 +478,45 @@ int Export(int argc, char** argv) {
   std::vector<Job> files;
   uint64_t total = 0;
   std::vector<std::pair<std::string, FileInfo>> dirs;
+  std::mutex err_mu;
+  bool failed = false;
+  // What cannot be read or written is reported, and the rest exported.
+  auto report = [&](const std::string&, const Status& e) {
+    std::lock_guard<std::mutex> lock(err_mu);
+    failed = true;
+    fprintf(stderr, "sluice export: %s\n", e.ToString().c_str());
+  };
   if (s.ok()) {
-    s = Walk(fs.get(), norm, [&](const std::string& p, const FileInfo& info) {
-      std::string rel = norm == "/" ? p : p.substr(norm.size());
-      std::string out = dest + rel;
-      if (info.is_dir) {
-        if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
-          return Status::IOError("cannot create " + out + ": " + strerror(errno));
-        }
-        dirs.push_back({out, info});
-      } else {
-        if (rel.empty()) out = dest + "/" + p.substr(p.rfind('/') + 1);
-        files.push_back({p, out, info});
-        total += info.size;
-      }
-      return Status::OK();
-    });
+    s = Walk(
+        fs.get(), norm,
+        [&](const std::string& p, const FileInfo& info) {
+          std::string rel = norm == "/" ? p : p.substr(norm.size());
+          std::string out = dest + rel;
+          if (info.is_dir) {
+            if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+              report(out, Status::IOError("cannot create " + out + ": " +
+                                          strerror(errno)));
+            }
+            dirs.push_back({out, info});
+          } else {
+            if (rel.empty()) out = dest + "/" + p.substr(p.rfind('/') + 1);
+            files.push_back({p, out, info});
+            total += info.size;
+          }
+          return Status::OK();
+        },
+        report);
   }
   if (!s.ok()) return Fail("export", s);
   Progress progress("export", total, files.size(), a.flags.count("-q"));
   std::atomic<size_t> next{0};
-  std::mutex err_mu;
-  Status first_error;
   std::vector<std::thread> threads;
   for (int t = 0; t < jobs; ++t) {
     threads.emplace_back([&] {
       for (size_t i; (i = next++) < files.size();) {
         Status e = ExportFile(fs.get(), files[i].path, files[i].dest,
                               files[i].info, &progress);
-        if (!e.ok()) {
-          std::lock_guard<std::mutex> lock(err_mu);
-          if (first_error.ok()) first_error = e;
-          fprintf(stderr, "sluice export: %s\n", e.ToString().c_str());
-        }
+        if (!e.ok()) report(files[i].dest, e);
       }
     });
   }
@@ -478,7 +525,7 @@ int Export(int argc, char** argv) {
     chmod(it->first.c_str(), it->second.mode & 07777);
   }
   progress.Finish();
-  return first_error.ok() ? 0 : 1;
+  return failed ? 1 : 0;
 }
 
 // Copies one plain file in, data regions only (holes stay holes).
@@ -586,6 +633,9 @@ int Rm(int argc, char** argv) {
   Status ls = WriterNumbers(root, &writers);
   if (!ls.ok()) return Fail("rm", ls);
   std::vector<bool> found(a.pos.size(), false);
+  int rc = 0;
+  // What cannot be read or removed is reported, and the rest removed.
+  auto report = [&](const std::string&, const Status& e) { rc = Fail("rm", e); };
   for (int w : writers) {
     std::unique_ptr<FileSystem> fs;
     Status s = FileSystem::Open(FsOptions(), root, w, &fs);
@@ -599,23 +649,26 @@ int Rm(int argc, char** argv) {
         s = Status::IsADirectory(a.pos[i] + ": is a directory (use -r)");
       } else if (s.ok() && info.is_dir) {
         std::vector<std::pair<std::string, bool>> all;
-        s = Walk(fs.get(), a.pos[i], [&](const std::string& p, const FileInfo& fi) {
-          all.push_back({p, fi.is_dir});
-          return Status::OK();
-        });
+        s = Walk(
+            fs.get(), a.pos[i],
+            [&](const std::string& p, const FileInfo& fi) {
+              all.push_back({p, fi.is_dir});
+              return Status::OK();
+            },
+            report);
         for (auto it = all.rbegin(); s.ok() && it != all.rend(); ++it) {
           if (it->first == "/") continue;
-          s = it->second ? fs->Rmdir(it->first) : fs->Unlink(it->first);
+          Status r = it->second ? fs->Rmdir(it->first) : fs->Unlink(it->first);
+          if (!r.ok()) report(it->first, r);
         }
       } else if (s.ok()) {
         s = fs->Unlink(a.pos[i]);
       }
-      if (!s.ok()) return Fail("rm", s);
+      if (!s.ok()) rc = Fail("rm", s);
     }
     s = fs->Close();
     if (!s.ok()) return Fail("rm", s);
   }
-  int rc = 0;
   for (size_t i = 1; i < a.pos.size(); ++i) {
     if (!found[i]) rc = Fail("rm", Status::NotFound(a.pos[i] + ": no such file"));
   }
@@ -628,20 +681,25 @@ int Du(int argc, char** argv) {
   std::unique_ptr<FileSystem> fs;
   Status s = OpenReader(a.pos[0], &fs);
   const std::string path = a.pos.size() > 1 ? a.pos[1] : "/";
-  uint64_t size = 0, stored = 0, files = 0, dirs = 0;
-  if (s.ok()) {
-    s = Walk(fs.get(), path, [&](const std::string&, const FileInfo& f) {
-      if (f.is_dir) {
-        ++dirs;
-      } else {
-        ++files;
-        size += f.size;
-        stored += f.allocated;
-      }
-      return Status::OK();
-    });
-  }
+  FileInfo top;
+  if (s.ok()) s = fs->Stat(path, &top);
   if (!s.ok()) return Fail("du", s);
+  // What cannot be read below it is reported, and the rest counted.
+  uint64_t size = 0, stored = 0, files = 0, dirs = 0;
+  int rc = 0;
+  Walk(
+      fs.get(), path,
+      [&](const std::string&, const FileInfo& f) {
+        if (f.is_dir) {
+          ++dirs;
+        } else {
+          ++files;
+          size += f.size;
+          stored += f.allocated;
+        }
+        return Status::OK();
+      },
+      [&](const std::string&, const Status& e) { rc = Fail("du", e); });
   if (a.flags.count("--json")) {
     printf("{\"path\": %s, \"files\": %llu, \"directories\": %llu, "
            "\"apparent_bytes\": %llu, \"stored_bytes\": %llu}\n",
@@ -654,7 +712,7 @@ int Du(int argc, char** argv) {
            (unsigned long long)size, (unsigned long long)stored,
            (unsigned long long)files, (unsigned long long)dirs, path.c_str());
   }
-  return 0;
+  return rc;
 }
 
 int Reclaim(int argc, char** argv) {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The `sluice` tool on damaged stores and hostile trees, one case per run:
+#   crafted_entries  directory entries no file-system call makes (".", "..",
+#                    empty, with '/' or NUL, over 255 bytes) and an entry
+#                    pointing back at an enclosing directory: ls, verify,
+#                    du, export and rm -r end, name the directory and the
+#                    entry, go on with the rest, and exit 1.
+# Usage: tool_edge_test.sh CASE SLUICE FS_HELPER WORKDIR
+set -u
+case=$1 sluice=$2 helper=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Runs the tool with a time limit: $rc is its exit status (124: still
+# running at the limit; 128+N: killed by signal N), $out its stdout and
+# stderr, in a file.
+out=$work/out.txt
+run() {
+  timeout 20 "$sluice" "$@" >"$out" 2>&1
+  rc=$?
+  runs=$((runs + 1))
+}
+# Shows the start of the last run's output, once per run.
+shown=
+show() {
+  [ "$shown" = "$out.$runs" ] && return
+  shown=$out.$runs
+  echo "---- its output (first lines):"
+  head -n 12 "$out" | cut -c 1-300
+  echo "----"
+}
+runs=0
+# Fails unless the last run exited 1 (not a crash, not a hang).
+want_rc1() {
+  [ $rc -eq 1 ] || { fail "$1 exited $rc, want 1"; show; }
+}
+# Fails unless the last run's output holds every string given.
+want_out() {
+  local what=$1 missing=()
+  shift
+  for s in "$@"; do
+    grep -qF -- "$s" "$out" || missing+=("$s")
+  done
+  [ ${#missing[@]} -eq 0 ] || { fail "$what: its output lacks ${missing[*]}"; show; }
+}
+# Fails if the last run's output holds a control byte other than newline
+# and tab (a name printed raw).
+want_printable() {
+  python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+bad = [c for c in b if (c < 32 and c not in (9, 10)) or c == 127]
+sys.exit(1 if bad else 0)" "$out" || fail "$1 printed control bytes"
+}
+
+crafted_entries() {
+  local src=$work/src fs=$work/fs
+  mkdir -p "$src/d/sub" "$src/c/sub"
+  echo good >"$src/d/good.txt"
+  echo deep >"$src/d/sub/deep.txt"
+  echo cyc >"$src/c/sub/cyc.txt"
+  echo other >"$src/z.txt"
+  "$sluice" import -q "$src" "$fs" || fail "import"
+  local long
+  long=$(printf 'x%.0s' $(seq 256))
+  # In /d, names no path can hold, each pointing at /z.txt; in /c/sub, an
+  # entry pointing back at /c.
+  for name in '.' '..' '' 'a/b' 'nul\0byte' "$long"; do
+    "$helper" dirent "$fs" 0 /d "$name" /z.txt || fail "forge entry '$name'"
+  done
+  "$helper" dirent "$fs" 0 /c/sub loop /c || fail "forge the cycle"
+  local names=('/d' '"."' '".."' '""' '"a/b"' '"nul\x00byte"' '(256 bytes)')
+  local cycle=('/c/sub' '"loop"')
+
+  run ls "$fs" /d
+  want_rc1 "ls /d"
+  want_out "ls /d" good.txt sub/ "${names[@]}"
+  want_printable "ls /d"
+  run ls "$fs" /c/sub
+  want_rc1 "ls /c/sub"
+  want_out "ls /c/sub" cyc.txt "${cycle[@]}"
+
+  run verify "$fs" /d
+  want_rc1 "verify /d"
+  want_out "verify /d" "${names[@]}" "verified 2 file(s)"
+  want_printable "verify /d"
+  run verify "$fs" /c
+  want_rc1 "verify /c"
+  want_out "verify /c" "${cycle[@]}" "verified 1 file(s)"
+  run verify "$fs"
+  want_rc1 "verify"
+  want_out "verify" "${names[@]}" "${cycle[@]}" "verified 4 file(s)"
+
+  run du "$fs" /c
+  want_rc1 "du /c"
+  want_out "du /c" "${cycle[@]}" "1 files"
+  run du "$fs"
+  want_rc1 "du"
+  want_out "du" "${names[@]}" "${cycle[@]}" "4 files"
+  want_printable "du"
+
+  run export -q "$fs" "$work/out"
+  want_rc1 "export"
+  want_out "export" "${names[@]}" "${cycle[@]}"
+  [ "$(cat "$work/out/d/good.txt" 2>/dev/null)" = good ] || fail "export lost /d/good.txt"
+  [ "$(cat "$work/out/d/sub/deep.txt" 2>/dev/null)" = deep ] || fail "export lost /d/sub/deep.txt"
+  [ "$(cat "$work/out/c/sub/cyc.txt" 2>/dev/null)" = cyc ] || fail "export lost /c/sub/cyc.txt"
+  [ "$(cat "$work/out/z.txt" 2>/dev/null)" = other ] || fail "export lost /z.txt"
+  [ -e "$work/out/d/a" ] && fail "export followed the entry 'a/b'"
+  [ -e "$work/out/c/sub/loop" ] && fail "export followed the cycle"
+  [ "$(ls "$work")" = "$(printf 'fs\nout\nout.txt\nsrc')" ] ||
+    fail "export wrote outside its destination: $(ls "$work")"
+
+  run rm -r "$fs" /c
+  want_rc1 "rm -r /c"
+  want_out "rm -r /c" "${cycle[@]}"
+  run rm -r "$fs" /d
+  want_rc1 "rm -r /d"
+  want_out "rm -r /d" "${names[@]}"
+  for p in /d/good.txt /d/sub/deep.txt /c/sub/cyc.txt; do
+    "$sluice" stat "$fs" $p >/dev/null 2>&1 && fail "rm -r left $p"
+  done
+  [ "$("$sluice" cat "$fs" /z.txt 2>&1)" = other ] || fail "rm -r reached /z.txt through an entry"
+}
+
+case $case in
+  crafted_entries) crafted_entries ;;
+  *) echo "unknown case $case"; exit 2 ;;
+esac
+[ $fails -eq 0 ] && rm -rf "$work"
+if [ $fails -ne 0 ]; then echo "tool_edge_test $case: $fails failure(s)"; exit 1; fi
+echo "tool_edge_test $case: all passed"
