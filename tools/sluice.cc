@@ -1,4 +1,5 @@
-// The `sluice` command-line tool; every subcommand lives in tool.cc.
+// The `sluice` command-line tool; its subcommands live in tool.cc, copy.cc
+// (export, import) and mount.cc.
 #include "tool.h"
 
 int main(int argc, char** argv) { return sluice::tool::Main(argc, argv); }
