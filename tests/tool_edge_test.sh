@@ -5,9 +5,14 @@
 #                    pointing back at an enclosing directory: ls, verify,
 #                    du, export and rm -r end, name the directory and the
 #                    entry, go on with the rest, and exit 1.
-# Usage: tool_edge_test.sh CASE SLUICE FS_HELPER WORKDIR
+#   symlinks         import never stores what a symlink in its source
+#                    points at, even one swapped in for a file or directory
+#                    right before the tool opens it (SWAP_SHIM makes that
+#                    race happen every time); export never writes through
+#                    a symlink (or into a FIFO) it finds in its destination.
+# Usage: tool_edge_test.sh CASE SLUICE FS_HELPER SWAP_SHIM WORKDIR
 set -u
-case=$1 sluice=$2 helper=$3 work=$4
+case=$1 sluice=$2 helper=$3 shim=$4 work=$5
 rm -rf "$work" && mkdir -p "$work"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -124,8 +129,67 @@ crafted_entries() {
   [ "$("$sluice" cat "$fs" /z.txt 2>&1)" = other ] || fail "rm -r reached /z.txt through an entry"
 }
 
+symlinks() {
+  local src=$work/src outside=$work/outside
+  mkdir -p "$src/sub" "$outside/dir"
+  echo secret >"$outside/secret.txt"
+  echo secret-in-dir >"$outside/dir/inner.txt"
+  echo victim >"$src/victim"
+  echo inner >"$src/sub/inner.txt"
+  echo plain >"$src/plain.txt"
+  ln -s "$outside/secret.txt" "$src/link"
+  # A file swapped for a symlink out of the tree as the tool opens it.
+  timeout 20 env LD_PRELOAD="$shim" SWAP_ON_OPEN=victim \
+    SWAP_COMMAND="ln -s '$outside/secret.txt' '$src/new' && mv -T '$src/new' '$src/victim'" \
+    "$sluice" import -q "$src" "$work/fs1" >"$out" 2>&1
+  rc=$?
+  runs=$((runs + 1))
+  [ -L "$src/victim" ] || fail "the swap did not happen"
+  [ $rc -lt 124 ] || { fail "import exited $rc"; show; }
+  want_out "import" "$src/victim" "$src/link"
+  for p in /victim /link; do
+    "$sluice" cat "$work/fs1" $p 2>/dev/null | grep -q secret &&
+      fail "import stored the contents of $p's target"
+  done
+  [ "$("$sluice" cat "$work/fs1" /plain.txt 2>&1)" = plain ] || fail "import lost /plain.txt"
+  [ "$("$sluice" cat "$work/fs1" /sub/inner.txt 2>&1)" = inner ] || fail "import lost /sub/inner.txt"
+  # A directory swapped for a symlink out of the tree as the tool opens a
+  # file in it.
+  timeout 20 env LD_PRELOAD="$shim" SWAP_ON_OPEN=inner.txt \
+    SWAP_COMMAND="mv '$src/sub' '$work/sub.moved' && ln -s '$outside/dir' '$src/sub'" \
+    "$sluice" import -q "$src" "$work/fs2" >"$out" 2>&1
+  rc=$?
+  runs=$((runs + 1))
+  [ -L "$src/sub" ] || fail "the second swap did not happen"
+  [ $rc -lt 124 ] || { fail "import exited $rc"; show; }
+  "$sluice" cat "$work/fs2" /sub/inner.txt 2>/dev/null | grep -q secret &&
+    fail "import stored a file from outside its tree (through a swapped directory)"
+  [ "$(cat "$outside/dir/inner.txt")" = secret-in-dir ] || fail "import changed a file outside"
+
+  # Export into a destination holding a symlink where a file goes, one
+  # where a directory goes, and a FIFO where a file goes.
+  mkdir -p "$work/esrc/d" "$work/out" "$outside/tdir"
+  echo new-a >"$work/esrc/a.txt"
+  echo new-b >"$work/esrc/d/b.txt"
+  echo new-p >"$work/esrc/p.txt"
+  echo keep >"$work/esrc/keep.txt"
+  "$sluice" import -q "$work/esrc" "$work/fs3" || fail "import for export"
+  echo target >"$outside/target.txt"
+  ln -s "$outside/target.txt" "$work/out/a.txt"
+  ln -s "$outside/tdir" "$work/out/d"
+  mkfifo "$work/out/p.txt"
+  run export -q "$work/fs3" "$work/out"
+  want_rc1 "export over symlinks"
+  want_out "export over symlinks" "$work/out/a.txt" "$work/out/d" "$work/out/p.txt"
+  [ "$(cat "$outside/target.txt")" = target ] || fail "export wrote through the symlink out/a.txt"
+  [ -z "$(ls "$outside/tdir")" ] || fail "export wrote through the symlink out/d: $(ls "$outside/tdir")"
+  [ -L "$work/out/a.txt" ] && [ -L "$work/out/d" ] || fail "export replaced a symlink"
+  [ "$(cat "$work/out/keep.txt" 2>&1)" = keep ] || fail "export lost /keep.txt"
+}
+
 case $case in
   crafted_entries) crafted_entries ;;
+  symlinks) symlinks ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 [ $fails -eq 0 ] && rm -rf "$work"

@@ -61,12 +61,19 @@ const Help kHelp[] = {
                "plain files, N files at a time (default 4), keeping holes,\n"
                "modes and times. Every byte is verified as it is read.\n"
                "What cannot be read or written is reported and the rest\n"
-               "exported; the exit status is then 1.\n"
+               "exported; the exit status is then 1. DEST may be a symbolic\n"
+               "link to a directory, but nothing below it is followed: a\n"
+               "symbolic link (or a FIFO, ...) where a file or directory goes\n"
+               "is an error naming it, never written through.\n"
                "Progress goes to stderr once a second (-q: none).\n"},
     {"import", "sluice import [-w W] [-q] SRC ROOT [PATH]\n"
                "Copies the file or directory tree SRC into ROOT at PATH\n"
                "(default /), writing as writer W (default 0): nested\n"
-               "directories, empty and sparse files (holes stay holes).\n"},
+               "directories, empty and sparse files (holes stay holes).\n"
+               "The tree is read without following any symbolic link, so\n"
+               "nothing outside SRC is stored, even if the tree changes\n"
+               "meanwhile: symbolic links, FIFOs, devices and sockets are\n"
+               "skipped with a message.\n"},
     {"rm", "sluice rm [-r] ROOT PATH...\n"
            "Removes files, or with -r directory trees, from every writer's\n"
            "store (no writer may have the file system open). What cannot be\n"
