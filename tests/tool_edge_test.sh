@@ -10,6 +10,9 @@
 #                    right before the tool opens it (SWAP_SHIM makes that
 #                    race happen every time); export never writes through
 #                    a symlink (or into a FIFO) it finds in its destination.
+#   import_status    import exits 1 and says how many entries it skipped or
+#                    failed to read, even when that is all of them; 0 when
+#                    it imported everything.
 # Usage: tool_edge_test.sh CASE SLUICE FS_HELPER SWAP_SHIM WORKDIR
 set -u
 case=$1 sluice=$2 helper=$3 shim=$4 work=$5
@@ -187,9 +190,43 @@ symlinks() {
   [ "$(cat "$work/out/keep.txt" 2>&1)" = keep ] || fail "export lost /keep.txt"
 }
 
+import_status() {
+  # Nothing a file system can store: a symlink and a FIFO.
+  mkdir -p "$work/none"
+  ln -s /etc/hostname "$work/none/link"
+  mkfifo "$work/none/fifo"
+  run import -q "$work/none" "$work/fs1"
+  want_rc1 "import of nothing importable"
+  want_out "import of nothing importable" "0 file(s) imported; 2 skipped, 0 failed"
+  # One file among them, and one that is gone when the tool opens it.
+  cp -a "$work/none" "$work/some"
+  echo data >"$work/some/file"
+  echo gone >"$work/some/gone"
+  timeout 20 env LD_PRELOAD="$shim" SWAP_ON_OPEN=gone \
+    SWAP_COMMAND="rm '$work/some/gone'" \
+    "$sluice" import -q "$work/some" "$work/fs2" >"$out" 2>&1
+  rc=$?
+  runs=$((runs + 1))
+  want_rc1 "import of a partly importable tree"
+  want_out "import of a partly importable tree" "$work/some/gone" \
+    "1 file(s) imported; 2 skipped, 1 failed"
+  [ "$("$sluice" cat "$work/fs2" /file 2>&1)" = data ] || fail "import lost /file"
+  # A symlink given as SRC.
+  run import -q "$work/none/link" "$work/fs3"
+  want_rc1 "import of a symlink"
+  want_out "import of a symlink" "0 file(s) imported; 1 skipped, 0 failed"
+  # Everything imported: exit 0, quietly.
+  mkdir -p "$work/all/d"
+  echo x >"$work/all/d/x"
+  run import -q "$work/all" "$work/fs4"
+  [ $rc -eq 0 ] || { fail "import of a plain tree exited $rc"; show; }
+  [ -s "$out" ] && { fail "import of a plain tree printed something"; show; }
+}
+
 case $case in
   crafted_entries) crafted_entries ;;
   symlinks) symlinks ;;
+  import_status) import_status ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 [ $fails -eq 0 ] && rm -rf "$work"

@@ -392,6 +392,9 @@ class Importer {
 
   uint64_t bytes() const { return bytes_; }
   size_t files() const { return files_; }
+  size_t imported() const { return imported_; }
+  size_t skipped() const { return skipped_; }
+  size_t failed() const { return failed_; }
   void set_progress(Progress* p) { progress_ = p; }
 
  private:
@@ -448,7 +451,9 @@ class Importer {
     } else if (!S_ISREG(st.st_mode)) {
       s = Skipped(shown, "not a regular file");
     } else {
+      const size_t failed = failed_;
       s = CopyData(fd, shown, dst, st);
+      if (s.ok() && failed_ == failed) ++imported_;
     }
     close(fd);
     progress_->Add(0, 1);
@@ -525,6 +530,7 @@ class Importer {
   Progress* progress_ = nullptr;
   uint64_t bytes_ = 0;
   size_t files_ = 0;
+  size_t imported_ = 0;  // regular files
   size_t skipped_ = 0, failed_ = 0;
   // The directories being copied, the top first (st_dev, st_ino).
   std::vector<std::pair<dev_t, ino_t>> open_dirs_;
@@ -560,7 +566,16 @@ int Import(int argc, char** argv) {
   Status c = fs->Close();
   if (s.ok()) s = c;
   progress.Finish();
-  return s.ok() ? 0 : Fail("import", s);
+  if (!s.ok()) return Fail("import", s);
+  // Whatever was left behind is a failure, even when it was everything
+  // (a lone symlink): the caller must not take the import as complete.
+  if (importer.skipped() + importer.failed() > 0) {
+    fprintf(stderr, "sluice import: %zu file(s) imported; %zu skipped, %zu "
+            "failed\n", importer.imported(), importer.skipped(),
+            importer.failed());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace tool

@@ -73,7 +73,8 @@ const Help kHelp[] = {
                "The tree is read without following any symbolic link, so\n"
                "nothing outside SRC is stored, even if the tree changes\n"
                "meanwhile: symbolic links, FIFOs, devices and sockets are\n"
-               "skipped with a message.\n"},
+               "skipped with a message. If anything was skipped or could not\n"
+               "be read, the counts are printed and the exit status is 1.\n"},
     {"rm", "sluice rm [-r] ROOT PATH...\n"
            "Removes files, or with -r directory trees, from every writer's\n"
            "store (no writer may have the file system open). What cannot be\n"
