@@ -13,6 +13,10 @@
 #   import_status    import exits 1 and says how many entries it skipped or
 #                    failed to read, even when that is all of them; 0 when
 #                    it imported everything.
+#   ls_escapes       names holding control bytes, a backslash, bytes that
+#                    are not UTF-8: ls (plain, -l) prints them escaped, one
+#                    per line, and --json is valid JSON giving each name
+#                    back (bytes that are not UTF-8 as \udcXX).
 # Usage: tool_edge_test.sh CASE SLUICE FS_HELPER SWAP_SHIM WORKDIR
 set -u
 case=$1 sluice=$2 helper=$3 shim=$4 work=$5
@@ -52,14 +56,19 @@ want_out() {
   done
   [ ${#missing[@]} -eq 0 ] || { fail "$what: its output lacks ${missing[*]}"; show; }
 }
-# Fails if the last run's output holds a control byte other than newline
-# and tab (a name printed raw).
+# Fails unless the last run's output is UTF-8 without a control character
+# other than newline and tab (C0, DEL, C1: a name printed raw).
 want_printable() {
   python3 -c "
 import sys
 b = open(sys.argv[1], 'rb').read()
-bad = [c for c in b if (c < 32 and c not in (9, 10)) or c == 127]
-sys.exit(1 if bad else 0)" "$out" || fail "$1 printed control bytes"
+try:
+    t = b.decode('utf-8')
+except UnicodeDecodeError as e:
+    sys.exit('not UTF-8: %s' % e)
+bad = [c for c in t if (ord(c) < 32 and c not in '\t\n') or 127 <= ord(c) < 160]
+sys.exit('control characters: %r' % bad if bad else 0)" "$out" ||
+    { fail "$1 printed control characters or bytes that are not UTF-8"; show; }
 }
 
 crafted_entries() {
@@ -223,8 +232,45 @@ import_status() {
   [ -s "$out" ] && { fail "import of a plain tree printed something"; show; }
 }
 
+ls_escapes() {
+  local src=$work/src
+  mkdir -p "$src"
+  # An ANSI colour sequence, a newline, a backslash, a byte that is not
+  # UTF-8, a C1 control (CSI) in UTF-8, and plain UTF-8.
+  local names=($'esc\x1b[31mred' $'new\nline' 'back\slash' $'bad\xffbyte'
+               $'c1-\xc2\x9b' 'utf8-é')
+  for n in "${names[@]}"; do echo x >"$src/$n"; done
+  "$sluice" import -q "$src" "$work/fs" || fail "import"
+  run ls "$work/fs" /
+  [ $rc -eq 0 ] || { fail "ls exited $rc"; show; }
+  want_printable "ls"
+  want_out "ls" 'esc\x1b[31mred' 'new\x0aline' 'back\\slash' 'bad\xffbyte' \
+    'c1-\xc2\x9b' 'utf8-é'
+  [ "$(wc -l <"$out")" -eq 6 ] || { fail "ls printed $(wc -l <"$out") lines for 6 names"; show; }
+  run ls -l "$work/fs" /
+  want_printable "ls -l"
+  want_out "ls -l" 'esc\x1b[31mred' 'new\x0aline'
+  run stat "$work/fs" $'/esc\x1b[31mred'
+  want_printable "stat"
+  run ls --json "$work/fs" /
+  [ $rc -eq 0 ] || { fail "ls --json exited $rc"; show; }
+  python3 - "$out" "$src" <<'PY' || { fail "ls --json"; show; }
+import json, os, sys
+text = open(sys.argv[1], 'rb').read().decode('utf-8')  # strict: valid UTF-8
+got = sorted(e['name'].encode('utf-8', 'surrogateescape') for e in json.loads(text))
+want = sorted(os.listdir(os.fsencode(sys.argv[2])))
+assert got == want, (got, want)
+PY
+  for cmd in "stat --json" "du --json" "verify --json"; do
+    timeout 20 "$sluice" $cmd "$work/fs" $'/esc\x1b[31mred' >"$out" 2>&1
+    python3 -c "import json, sys; json.loads(open(sys.argv[1], 'rb').read().decode('utf-8'))" "$out" ||
+      { fail "$cmd: not JSON"; show; }
+  done
+}
+
 case $case in
   crafted_entries) crafted_entries ;;
+  ls_escapes) ls_escapes ;;
   symlinks) symlinks ;;
   import_status) import_status ;;
   *) echo "unknown case $case"; exit 2 ;;

@@ -27,7 +27,13 @@ struct Args {
 Args ParseArgs(const std::string& cmd, int argc, char** argv,
                const std::string& with_value, const std::string& bare);
 
-// `s` as a JSON string.
+// `s` (a name, a path, a message) safe to print on a terminal, on one
+// line: C0 and C1 control characters, DEL and bytes that are not UTF-8 as
+// "\xHH", and, if `backslash`, '\' as "\\" (so that names print
+// unambiguously; messages of the library escape their names already).
+std::string Printable(const std::string& s, bool backslash = true);
+// `s` as a JSON string: valid UTF-8, bytes that are not UTF-8 written as
+// lone surrogates "\udcXX" (Python's "surrogateescape").
 std::string Json(const std::string& s);
 // "dir/name" ("/name" under the root).
 std::string Join(const std::string& dir, const std::string& name);

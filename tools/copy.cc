@@ -249,7 +249,8 @@ int Export(int argc, char** argv) {
   auto report = [&](const std::string&, const Status& e) {
     std::lock_guard<std::mutex> lock(err_mu);
     failed = true;
-    fprintf(stderr, "sluice export: %s\n", e.ToString().c_str());
+    fprintf(stderr, "sluice export: %s\n",
+            Printable(e.ToString(), false).c_str());
   };
   // Directories that could not be made: what is below them is left out
   // (reported once, with them).
@@ -516,13 +517,14 @@ class Importer {
 
   Status Skipped(const std::string& shown, const std::string& why) {
     ++skipped_;
-    fprintf(stderr, "sluice import: skipping %s (%s)\n", shown.c_str(),
-            why.c_str());
+    fprintf(stderr, "sluice import: skipping %s (%s)\n",
+            Printable(shown).c_str(), why.c_str());
     return Status::OK();
   }
   Status Failed(const std::string& shown, const std::string& why) {
     ++failed_;
-    fprintf(stderr, "sluice import: %s: %s\n", shown.c_str(), why.c_str());
+    fprintf(stderr, "sluice import: %s: %s\n", Printable(shown).c_str(),
+            why.c_str());
     return Status::OK();
   }
 

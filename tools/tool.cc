@@ -50,7 +50,10 @@ const Help kHelp[] = {
            "Lists PATH (default /) merged over every writer. -l adds mode,\n"
            "size and modification time; --json prints a JSON array.\n"
            "Entries of a damaged directory that cannot be followed are\n"
-           "reported on stderr (exit status 1) and the others listed.\n"},
+           "reported on stderr (exit status 1) and the others listed.\n"
+           "Names print one per line: control characters, bytes that are\n"
+           "not UTF-8 and '\\' are escaped (\\x1b, \\xff, \\\\); in JSON,\n"
+           "bytes that are not UTF-8 are \\udcXX (Python's surrogateescape).\n"},
     {"stat", "sluice stat [--json] ROOT PATH...\n"
              "Prints size, stored bytes, mode, times and whether the file\n"
              "checksum is set (its writer closed it).\n"},
@@ -116,7 +119,10 @@ const Help kHelp[] = {
 }  // namespace
 
 [[noreturn]] void Usage(const std::string& cmd, const std::string& why) {
-  if (!why.empty()) fprintf(stderr, "sluice %s: %s\n", cmd.c_str(), why.c_str());
+  if (!why.empty()) {
+    fprintf(stderr, "sluice %s: %s\n", cmd.c_str(),
+            Printable(why, false).c_str());
+  }
   for (const Help& h : kHelp) {
     if (cmd == h.name) {
       fprintf(stderr, "usage: %s", h.text);
@@ -156,19 +162,86 @@ Args ParseArgs(const std::string& cmd, int argc, char** argv,
   return a;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at s[i] (2 to 4), or 0 if what is there
+// is not one (overlong forms and surrogates are not).
+size_t Utf8Length(const std::string& s, size_t i) {
+  const auto at = [&](size_t k) {
+    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
+  };
+  const unsigned char c = at(0);
+  const auto cont = [&](size_t k) { return (at(k) & 0xc0) == 0x80; };
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+    const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
+    return at(1) >= lo && at(1) <= hi && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+    const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
+    return at(1) >= lo && at(1) <= hi && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+void AppendHex(const char* format, unsigned char c, std::string* out) {
+  char buf[8];
+  snprintf(buf, sizeof buf, format, c);
+  *out += buf;
+}
+
+}  // namespace
+
+std::string Printable(const std::string& s, bool backslash) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : Utf8Length(s, i);
+    // C0 controls and DEL; C1 controls (U+0080..U+009F, which some
+    // terminals obey as 8-bit controls: 0x9b is CSI); and bytes that are
+    // not UTF-8.
+    const bool control = c < 0x20 || c == 0x7f ||
+                         (n == 2 && c == 0xc2 &&
+                          static_cast<unsigned char>(s[i + 1]) < 0xa0);
+    const bool not_utf8 = n == 0;
+    if (not_utf8) n = 1;
+    if (control || not_utf8) {
+      for (size_t k = 0; k < n; ++k) {
+        AppendHex("\\x%02x", static_cast<unsigned char>(s[i + k]), &out);
+      }
+    } else if (c == '\\' && backslash) {
+      out += "\\\\";
+    } else {
+      out.append(s, i, n);
+    }
+    i += n;
+  }
+  return out;
+}
+
 std::string Json(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : Utf8Length(s, i);
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      AppendHex("\\u%04x", c, &out);
+    } else if (n == 0) {
+      // Not UTF-8, which JSON text must be: the byte as a lone surrogate,
+      // as Python's "surrogateescape" writes it (s.encode("utf-8",
+      // "surrogateescape") gives the bytes back).
+      AppendHex("\\udc%02x", c, &out);
     } else {
-      out += c;
+      out.append(s, i, n);
+      i += n;
+      continue;
     }
+    ++i;
   }
   return out + "\"";
 }
@@ -185,7 +258,8 @@ std::string TimeString(int64_t ns) {
 }
 
 int Fail(const char* cmd, const Status& s) {
-  fprintf(stderr, "sluice %s: %s\n", cmd, s.ToString().c_str());
+  fprintf(stderr, "sluice %s: %s\n", cmd,
+          Printable(s.ToString(), false).c_str());
   return 1;
 }
 
@@ -297,9 +371,9 @@ int Ls(int argc, char** argv) {
     } else if (longf) {
       printf("%c%04o %12llu %s %s\n", fi.is_dir ? 'd' : '-', fi.mode,
              (unsigned long long)fi.size, TimeString(fi.mtime_ns).c_str(),
-             e.name.c_str());
+             Printable(e.name).c_str());
     } else {
-      printf("%s%s\n", e.name.c_str(), e.is_dir ? "/" : "");
+      printf("%s%s\n", Printable(e.name).c_str(), e.is_dir ? "/" : "");
     }
     first = false;
   }
@@ -334,7 +408,8 @@ int StatCmd(int argc, char** argv) {
     } else {
       printf("  File: %s\n  Type: %s  Mode: %04o\n  Size: %llu  Stored: %llu\n"
              "Modify: %s\nChange: %s\nChecksum: %s\n",
-             a.pos[i].c_str(), f.is_dir ? "directory" : "regular file", f.mode,
+             Printable(a.pos[i]).c_str(),
+             f.is_dir ? "directory" : "regular file", f.mode,
              (unsigned long long)f.size, (unsigned long long)f.allocated,
              TimeString(f.mtime_ns).c_str(), TimeString(f.ctime_ns).c_str(),
              f.is_dir ? "-" : f.checksum_valid ? "set" : "not set (writer did "
@@ -451,7 +526,8 @@ int Du(int argc, char** argv) {
     printf("%llu bytes apparent, %llu bytes stored, %llu files, %llu "
            "directories\t%s\n",
            (unsigned long long)size, (unsigned long long)stored,
-           (unsigned long long)files, (unsigned long long)dirs, path.c_str());
+           (unsigned long long)files, (unsigned long long)dirs,
+           Printable(path).c_str());
   }
   return rc;
 }
@@ -494,9 +570,9 @@ int Reclaim(int argc, char** argv) {
              s.ok() ? "null" : Json(s.ToString()).c_str());
     } else if (s.ok()) {
       printf("%llu bytes given back\t%s\n", (unsigned long long)freed,
-             stores[i].c_str());
+             Printable(stores[i]).c_str());
     } else {
-      fprintf(stderr, "sluice reclaim: %s\n", s.ToString().c_str());
+      Fail("reclaim", s);
     }
   }
   if (json) {
@@ -547,8 +623,14 @@ int Verify(int argc, char** argv) {
     }
     printf("]}\n");
   } else {
-    for (auto& [p, st] : bad) printf("BAD %s: %s\n", p.c_str(), st.ToString().c_str());
-    for (auto& [p, st] : incomplete) printf("INCOMPLETE %s: %s\n", p.c_str(), st.message().c_str());
+    for (auto& [p, st] : bad) {
+      printf("BAD %s: %s\n", Printable(p).c_str(),
+             Printable(st.ToString(), false).c_str());
+    }
+    for (auto& [p, st] : incomplete) {
+      printf("INCOMPLETE %s: %s\n", Printable(p).c_str(),
+             Printable(st.message(), false).c_str());
+    }
     printf("verified %llu file(s), %llu bytes: %zu bad, %zu incomplete\n",
            (unsigned long long)files, (unsigned long long)bytes, bad.size(),
            incomplete.size());
