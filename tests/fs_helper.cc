@@ -1,8 +1,16 @@
-// A second process for the file-layer and tool tests: forged records.
+// A second process for the file-layer and tool tests: forged records, and
+// a writer that dies.
 //   fs_helper dirent ROOT W DIR NAME TARGET
 //       adds to directory DIR of writer W's store an entry NAME ("\xHH",
 //       "\0" and "\\" decoded) pointing at TARGET's inode, as only a damaged
 //       or forged store has it (no process may have the store open)
+//   fs_helper died ROOT W OPTIONS
+//       as writer W (FsOptions::SetAll OPTIONS, "-" for none): creates
+//       /unsynced and writes to it, writes /synced and syncs it (a barrier
+//       of the whole store), then exits without closing anything: a writer
+//       that died after an fsync
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -36,7 +44,30 @@ int main(int argc, char** argv) {
     }
     return s.ok() ? 0 : Fail(s);
   }
+  if (cmd == "died" && argc == 5) {
+    sluice::FsOptions options;
+    Status s;
+    if (std::string(argv[4]) != "-") s = options.SetAll(argv[4]);
+    std::unique_ptr<sluice::FileSystem> fs;
+    if (s.ok()) s = sluice::FileSystem::Open(options, argv[2], atoi(argv[3]), &fs);
+    std::unique_ptr<sluice::File> unsynced, synced;
+    const std::string data(10000, 'x');
+    if (s.ok()) {
+      s = fs->OpenFile("/unsynced", sluice::kWrite | sluice::kCreate, 0644,
+                       &unsynced);
+    }
+    if (s.ok()) s = unsynced->Write(data.data(), data.size());
+    if (s.ok()) {
+      s = fs->OpenFile("/synced", sluice::kWrite | sluice::kCreate, 0644,
+                       &synced);
+    }
+    if (s.ok()) s = synced->Write(data.data(), data.size());
+    if (s.ok()) s = synced->Sync();
+    if (!s.ok()) return Fail(s);
+    _exit(0);  // no Close: both files stay as the sync left them
+  }
   fprintf(stderr,
-          "usage: fs_helper dirent ROOT W DIR NAME TARGET\n");
+          "usage: fs_helper dirent ROOT W DIR NAME TARGET | "
+          "died ROOT W OPTIONS\n");
   return 2;
 }

@@ -577,6 +577,59 @@ TEST_P(FsTest, ForgedDirectoryEntriesAreReportedNotListed) {
   ASSERT_OK(fs_->Mkdir("/" + std::string(255, 'y'), 0755));  // the longest
 }
 
+// A file is complete once its writer has closed it after its last change.
+// A sync makes the data and the file checksum durable, but a writer that
+// synced and then died (or is still writing) has not finished the file:
+// Verify says Incomplete and Stat says not complete, in the writer's view
+// and in the merged one; the close completes it.
+TEST_P(FsTest, SyncedButNeverClosedIsIncomplete) {
+  auto f = Open("/open", kWrite | kCreate);
+  Write(f.get(), Pattern(1, 5000), 0);
+  ASSERT_OK(f->Sync());
+  FileInfo info;
+  ASSERT_OK(fs_->Stat("/open", &info));
+  EXPECT_TRUE(info.checksum_valid);
+  EXPECT_FALSE(info.complete);
+  EXPECT_EQ(fs_->Verify("/open").code(), Code::kIncomplete);
+  ASSERT_OK(f->Close());
+  ASSERT_OK(fs_->Stat("/open", &info));
+  EXPECT_TRUE(info.complete);
+  ASSERT_OK(fs_->Verify("/open"));
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  // Another process: /synced written and synced, /unsynced written (the
+  // sync's barrier stored its creation), then it died.
+  std::string options = "backend=" + std::string(GetParam()).substr(
+                                         0, std::string(GetParam()).find('_'));
+  if (std::string(GetParam()).find("_lsm") != std::string::npos) {
+    options += ",layout=lsm";
+  }
+  std::string out;
+  ASSERT_EQ(test::RunCommand(std::string(FS_HELPER) + " died " + dir_.path() +
+                                 " 0 " + options,
+                             &out),
+            0)
+      << out;
+  for (int writer : {FileSystem::kReader, 0}) {
+    SCOPED_TRACE(writer == 0 ? "writer" : "reader");
+    ASSERT_OK(FileSystem::Open(Options(), dir_.path(), writer, &fs_));
+    ASSERT_OK(fs_->Stat("/synced", &info));
+    EXPECT_EQ(info.size, 10000u);
+    EXPECT_TRUE(info.checksum_valid);
+    EXPECT_FALSE(info.complete);
+    Status v = fs_->Verify("/synced");
+    EXPECT_EQ(v.code(), Code::kIncomplete) << v.ToString();
+    ASSERT_OK(fs_->Stat("/unsynced", &info));
+    EXPECT_FALSE(info.checksum_valid);
+    EXPECT_FALSE(info.complete);
+    EXPECT_EQ(fs_->Verify("/unsynced").code(), Code::kIncomplete);
+    ASSERT_OK(fs_->Stat("/open", &info));
+    EXPECT_TRUE(info.complete);
+    ASSERT_OK(fs_->Close());
+    fs_.reset();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FsTest,
                          ::testing::Values("rocksdb", "leveldb", "rocksdb_lsm"),
                          [](const auto& info) { return std::string(info.param); });

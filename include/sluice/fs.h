@@ -68,6 +68,10 @@ struct FileInfo {
   uint64_t allocated = 0;   // bytes actually stored (holes excluded)
   int64_t atime_ns = 0, mtime_ns = 0, ctime_ns = 0;
   bool checksum_valid = false;  // set at close/sync of the last writer
+  // Every writer closed the file after its last change. A file still
+  // being written, or whose writer died, is not complete, even if a sync
+  // made its data and checksum durable (Verify then says Incomplete).
+  bool complete = false;
   uint64_t checksum = 0;
 };
 
@@ -164,7 +168,8 @@ class SLUICE_EXPORT FileSystem {
   // on an open file too. A writer changes its own store's record.
   virtual Status SetAttr(const std::string& path, const SetAttrs& attrs) = 0;
   // Reads every extent of the file and checks every checksum; Corruption
-  // names the file and the extent.
+  // names the file and the extent. Incomplete when what is stored checks
+  // out but the file is not complete (FileInfo::complete).
   virtual Status Verify(const std::string& path) = 0;
   // Writes buffered data of open files and makes everything durable
   // (a write barrier on the writer's store).

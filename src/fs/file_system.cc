@@ -64,6 +64,7 @@ FileInfo ToInfo(const Inode& i) {
   f.mtime_ns = i.mtime_ns;
   f.ctime_ns = i.ctime_ns;
   f.checksum_valid = !(i.flags & kChecksumStale);
+  f.complete = !(i.flags & (kChecksumStale | kUnclosed));
   f.checksum = i.checksum;
   return f;
 }
@@ -379,7 +380,7 @@ class WriterFs : public FileSystem {
     Status s;
     for (auto& st : open) {
       std::lock_guard<std::mutex> lock(st->mu);
-      Status f = Finish(st.get());
+      Status f = Finish(st.get(), false);
       if (s.ok()) s = f;
     }
     Status b = store_->store()->WriteBarrier();
@@ -397,7 +398,8 @@ class WriterFs : public FileSystem {
     Status s;
     for (auto& [ino, st] : open) {
       std::lock_guard<std::mutex> lock(st->mu);
-      Status f = st->unlinked ? store_->DeleteFile(ino) : Finish(st.get());
+      Status f =
+          st->unlinked ? store_->DeleteFile(ino) : Finish(st.get(), true);
       if (s.ok()) s = f;
     }
     Status c = store_->store()->Close();
@@ -438,7 +440,7 @@ class WriterFs : public FileSystem {
     FsStore::PutExtentValue(ino, offset, st->buf_sum.Value(), &st->buf, &b);
     Inode inode = st->inode;
     inode.allocated = inode.allocated - removed + length;
-    inode.flags |= kChecksumStale;
+    inode.flags |= kChecksumStale | kUnclosed;
     FsStore::PutInode(&b, inode);
     s = store_->WriteFor(ino, b);
     if (!s.ok()) FsStore::TakeExtentValue(ino, offset, &st->buf, &b);
@@ -466,7 +468,7 @@ class WriterFs : public FileSystem {
     inode.size = size;
     inode.allocated -= removed;
     inode.mtime_ns = inode.ctime_ns = NowNanos();
-    inode.flags |= kChecksumStale;
+    inode.flags |= kChecksumStale | kUnclosed;
     FsStore::PutInode(&b, inode);
     s = store_->Write(b);
     if (s.ok()) {
@@ -477,14 +479,20 @@ class WriterFs : public FileSystem {
     return s;
   }
 
-  // Flushes and, if the file changed, sets its checksum.
-  Status Finish(OpenInode* st) {
+  // Flushes and, if the file changed, sets its checksum; when `closing`,
+  // also marks it closed (a sync leaves kUnclosed: see format.h).
+  Status Finish(OpenInode* st, bool closing) {
     Status s = Flush(st);
-    if (!s.ok() || (!st->dirty && !(st->inode.flags & kChecksumStale))) return s;
-    Inode inode = st->inode;
-    s = store_->ComputeChecksum(inode.ino, inode.size, &inode.checksum);
     if (!s.ok()) return s;
-    inode.flags &= ~kChecksumStale;
+    const bool stale = st->dirty || (st->inode.flags & kChecksumStale);
+    if (!stale && !(closing && (st->inode.flags & kUnclosed))) return s;
+    Inode inode = st->inode;
+    if (stale) {
+      s = store_->ComputeChecksum(inode.ino, inode.size, &inode.checksum);
+      if (!s.ok()) return s;
+      inode.flags &= ~kChecksumStale;
+    }
+    if (closing) inode.flags &= ~kUnclosed;
     WriteBatch b;
     FsStore::PutInode(&b, inode);
     s = store_->Write(b);
@@ -501,7 +509,8 @@ class WriterFs : public FileSystem {
     Status s;
     if (--st->opens == 0) {
       std::lock_guard<std::mutex> ilock(st->mu);
-      s = st->unlinked ? store_->DeleteFile(st->inode.ino) : Finish(st.get());
+      s = st->unlinked ? store_->DeleteFile(st->inode.ino)
+                       : Finish(st.get(), true);
       open_.erase(st->inode.ino);
     }
     return s;
@@ -554,7 +563,8 @@ class WriterFs : public FileSystem {
     inode.ino = store_->AllocateIno(&b);
     inode.type = type;
     inode.mode = mode & 07777;
-    if (type == FileType::kFile) inode.flags = kChecksumStale;  // set at close
+    // The checksum is set at sync or close; the file is complete at close.
+    if (type == FileType::kFile) inode.flags = kChecksumStale | kUnclosed;
     inode.atime_ns = inode.mtime_ns = inode.ctime_ns = NowNanos();
     FsStore::PutInode(&b, inode);
     b.Put(DirentKey(r->parent.ino, r->name), EncodeDirent(inode.ino, type));
@@ -636,7 +646,7 @@ Status WriterFile::PWriteLocked(const char* buf, size_t n, uint64_t offset) {
   if (s.ok()) {
     st->inode.size = std::max(st->inode.size, offset);
     st->inode.mtime_ns = st->inode.ctime_ns = NowNanos();
-    st->inode.flags |= kChecksumStale;
+    st->inode.flags |= kChecksumStale | kUnclosed;
     st->dirty = true;
   }
   return s;
@@ -722,7 +732,7 @@ Status WriterFile::Sync() {
   if (closed_) return Status::InvalidArgument(path_ + ": file is closed");
   {
     std::lock_guard<std::mutex> lock(st_->mu);
-    Status s = fs_->Finish(st_.get());
+    Status s = fs_->Finish(st_.get(), false);
     if (!s.ok()) return s;
   }
   return fs_->store()->store()->WriteBarrier();

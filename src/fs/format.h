@@ -19,8 +19,13 @@
 //   index       length, the extent's data checksum (the same XXH64)
 // A file's checksum is XXH64 over its index entries in offset order
 // (offset, length, data checksum), seeded with its size: computed at close
-// or sync, so it covers the file as the writer left it; a file still open
-// (or whose writer died) carries kChecksumStale instead.
+// or sync, so it covers the file as the writer left it; a file changed
+// since (still open, or whose writer died) carries kChecksumStale instead.
+// A file changed since its writer last closed it also carries kUnclosed,
+// which a sync keeps and only a close clears: a writer that synced and
+// then died has not finished the file, though what it synced checks out.
+// (Stores written before kUnclosed existed have no such files: there, a
+// valid checksum is all there is to go by.)
 #ifndef SLUICE_FS_FORMAT_H_
 #define SLUICE_FS_FORMAT_H_
 
@@ -39,6 +44,7 @@ constexpr uint64_t kRootIno = 1;
 enum class FileType : uint8_t { kFile = 1, kDirectory = 2 };
 
 constexpr uint32_t kChecksumStale = 1;  // inode flag
+constexpr uint32_t kUnclosed = 2;       // inode flag
 
 struct Inode {
   uint64_t ino = 0;

@@ -202,6 +202,11 @@ Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path) {
     return Status::Corruption(what + ": file checksum mismatch: its extents "
                               "differ from what its writer closed");
   }
+  if (inode.flags & kUnclosed) {
+    return Status::Incomplete(what + ": its writer synced it but did not "
+                              "close it (still writing, or died); what the "
+                              "sync stored is intact");
+  }
   return Status::OK();
 }
 
@@ -525,6 +530,7 @@ FileInfo MergeInfo(const std::vector<Inode>& parts) {
   f.is_dir = first.type == FileType::kDirectory;
   f.mode = first.mode;
   f.checksum_valid = true;
+  f.complete = true;
   for (const Inode& i : parts) {
     f.size = std::max(f.size, i.size);
     f.allocated += i.allocated;
@@ -532,6 +538,7 @@ FileInfo MergeInfo(const std::vector<Inode>& parts) {
     f.mtime_ns = std::max(f.mtime_ns, i.mtime_ns);
     f.ctime_ns = std::max(f.ctime_ns, i.ctime_ns);
     f.checksum_valid = f.checksum_valid && !(i.flags & kChecksumStale);
+    f.complete = f.complete && !(i.flags & (kChecksumStale | kUnclosed));
     f.checksum ^= i.checksum;
   }
   return f;

@@ -34,7 +34,8 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
                  uint64_t offset, size_t n, char* buf, Cursor* cursor);
 
 // Checks every extent and index entry of a file, and the file checksum.
-// Incomplete when the writer never closed the file (no checksum).
+// Incomplete when the writer did not close the file after its last change
+// (no checksum, or one set by a sync: see kUnclosed).
 Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path);
 
 // root/writer.<8 digits>
