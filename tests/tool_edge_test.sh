@@ -17,6 +17,9 @@
 #                    are not UTF-8: ls (plain, -l) prints them escaped, one
 #                    per line, and --json is valid JSON giving each name
 #                    back (bytes that are not UTF-8 as \udcXX).
+#   incomplete       a writer that died without closing its files (one of
+#                    them synced): verify lists both as incomplete and
+#                    exits 1; stat says so.
 # Usage: tool_edge_test.sh CASE SLUICE FS_HELPER SWAP_SHIM WORKDIR
 set -u
 case=$1 sluice=$2 helper=$3 shim=$4 work=$5
@@ -268,8 +271,43 @@ PY
   done
 }
 
+incomplete() {
+  "$helper" died "$work/fs" 0 - || fail "the dying writer"
+  run verify "$work/fs"
+  want_rc1 "verify after a writer died"
+  want_out "verify after a writer died" "INCOMPLETE /unsynced" "INCOMPLETE /synced" \
+    "verified 2 file(s), 10000 bytes: 0 bad, 2 incomplete"
+  run verify --json "$work/fs"
+  want_rc1 "verify --json after a writer died"
+  python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sorted(d['incomplete']) == ['/synced', '/unsynced'], d" "$out" ||
+    { fail "verify --json"; show; }
+  run stat "$work/fs" /unsynced
+  want_out "stat /unsynced" "Checksum: not set" "State: incomplete"
+  run stat "$work/fs" /synced
+  want_out "stat /synced" "Checksum: set" "State: incomplete"
+  run stat --json "$work/fs" /synced /unsynced
+  python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [e['state'] for e in d] == ['incomplete', 'incomplete'], d
+assert [e['checksum'] for e in d] == ['set', 'not set'], d" "$out" ||
+    { fail "stat --json"; show; }
+  # A tree whose writer closed everything verifies, exit 0.
+  mkdir -p "$work/src"
+  echo x >"$work/src/x"
+  "$sluice" import -q "$work/src" "$work/fs2" || fail "import"
+  run verify "$work/fs2"
+  [ $rc -eq 0 ] || { fail "verify of a closed tree exited $rc"; show; }
+  run stat "$work/fs2" /x
+  want_out "stat /x" "State: complete"
+}
+
 case $case in
   crafted_entries) crafted_entries ;;
+  incomplete) incomplete ;;
   ls_escapes) ls_escapes ;;
   symlinks) symlinks ;;
   import_status) import_status ;;

@@ -35,7 +35,7 @@ const char kUsage[] =
     "  rm [-r] ROOT PATH...              remove files (every writer's part)\n"
     "  du [--json] ROOT [PATH]           apparent and stored bytes\n"
     "  verify [--json] ROOT [PATH]       check every checksum; exit 1 and\n"
-    "                                    list the bad files on any mismatch\n"
+    "                                    list the bad and incomplete files\n"
     "  reclaim [--json] ROOT             give back the space of values no\n"
     "                                    file points at any more\n"
     "  mount [-f] [-r] [-w W] ROOT DIR   serve ROOT at DIR through FUSE\n"
@@ -55,8 +55,10 @@ const Help kHelp[] = {
            "not UTF-8 and '\\' are escaped (\\x1b, \\xff, \\\\); in JSON,\n"
            "bytes that are not UTF-8 are \\udcXX (Python's surrogateescape).\n"},
     {"stat", "sluice stat [--json] ROOT PATH...\n"
-             "Prints size, stored bytes, mode, times and whether the file\n"
-             "checksum is set (its writer closed it).\n"},
+             "Prints size, stored bytes, mode, times, whether the file\n"
+             "checksum is set (by its writer's last sync or close), and\n"
+             "whether the file is complete: its writer closed it after its\n"
+             "last change (a writer that died, even after a sync, did not).\n"},
     {"cat", "sluice cat ROOT PATH...\n"
             "Writes the files to standard output, verifying every extent.\n"},
     {"export", "sluice export [-j N] [-q] ROOT [PATH] DEST\n"
@@ -91,8 +93,9 @@ const Help kHelp[] = {
                "Reads every extent of every file under PATH and checks its\n"
                "checksum, the index, and each file's checksum. Prints the bad\n"
                "files (and damaged directories, whose other entries it goes\n"
-               "on with) and exits 1 if there is any; files whose writer\n"
-               "never closed them are listed as incomplete.\n"},
+               "on with) and the incomplete ones (their writer did not close\n"
+               "them after their last change, even if it synced them), and\n"
+               "exits 1 if there is any of either.\n"},
     {"reclaim", "sluice reclaim [--json] ROOT\n"
                 "Gives the file system back the space of stored data that no\n"
                 "file refers to any more, in every writer's store. Removing,\n"
@@ -390,6 +393,7 @@ int StatCmd(int argc, char** argv) {
   const bool json = a.flags.count("--json");
   if (json) printf("[");
   int rc = 0;
+  bool first = true;
   for (size_t i = 1; i < a.pos.size(); ++i) {
     FileInfo f;
     s = fs->Stat(a.pos[i], &f);
@@ -400,21 +404,26 @@ int StatCmd(int argc, char** argv) {
     if (json) {
       printf("%s\n  {\"path\": %s, \"type\": \"%s\", \"mode\": %u, \"size\": "
              "%llu, \"stored\": %llu, \"atime_ns\": %lld, \"mtime_ns\": %lld, "
-             "\"ctime_ns\": %lld, \"checksum\": %s}",
-             i > 1 ? "," : "", Json(a.pos[i]).c_str(), f.is_dir ? "dir" : "file",
+             "\"ctime_ns\": %lld, \"checksum\": %s, \"state\": %s}",
+             first ? "" : ",", Json(a.pos[i]).c_str(), f.is_dir ? "dir" : "file",
              f.mode, (unsigned long long)f.size, (unsigned long long)f.allocated,
              (long long)f.atime_ns, (long long)f.mtime_ns, (long long)f.ctime_ns,
-             f.is_dir ? "null" : f.checksum_valid ? "\"set\"" : "\"not set\"");
+             f.is_dir ? "null" : f.checksum_valid ? "\"set\"" : "\"not set\"",
+             f.is_dir ? "null" : f.complete ? "\"complete\"" : "\"incomplete\"");
     } else {
       printf("  File: %s\n  Type: %s  Mode: %04o\n  Size: %llu  Stored: %llu\n"
-             "Modify: %s\nChange: %s\nChecksum: %s\n",
+             "Modify: %s\nChange: %s\nChecksum: %s\nState: %s\n",
              Printable(a.pos[i]).c_str(),
              f.is_dir ? "directory" : "regular file", f.mode,
              (unsigned long long)f.size, (unsigned long long)f.allocated,
              TimeString(f.mtime_ns).c_str(), TimeString(f.ctime_ns).c_str(),
-             f.is_dir ? "-" : f.checksum_valid ? "set" : "not set (writer did "
-                                                          "not close the file)");
+             f.is_dir ? "-" : f.checksum_valid ? "set" : "not set",
+             f.is_dir     ? "-"
+             : f.complete ? "complete"
+                          : "incomplete (its writer did not close it after its "
+                            "last change: still writing, or died)");
     }
+    first = false;
   }
   if (json) printf("\n]\n");
   return rc;
@@ -635,7 +644,7 @@ int Verify(int argc, char** argv) {
            (unsigned long long)files, (unsigned long long)bytes, bad.size(),
            incomplete.size());
   }
-  return bad.empty() ? 0 : 1;
+  return bad.empty() && incomplete.empty() ? 0 : 1;
 }
 
 #ifdef SLUICE_HAVE_FUSE
