@@ -84,6 +84,15 @@ int main(int argc, char** argv) {
   CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_mtim.tv_sec == 1000000000 &&
         st.st_atim.tv_sec == 6);
   CHECK(sluice_chmod("/d/none", 0600) == -1 && errno == ENOENT);
+  /* A negative size is EINVAL and changes nothing. */
+  CHECK(sluice_truncate("/d/b.txt", -1) == -1 && errno == EINVAL);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
+  fd = sluice_open("/d/b.txt", O_RDWR);
+  CHECK(sluice_ftruncate(fd, -1) == -1 && errno == EINVAL);
+  CHECK(sluice_fstat(fd, &st) == 0 && st.st_size == 100);
+  CHECK(sluice_pread(fd, buf, 5, 0) == 5 && memcmp(buf, "hello", 5) == 0);
+  CHECK(sluice_close(fd) == 0);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
   CHECK(sluice_unlink("/d/b.txt") == 0);
   CHECK(sluice_rmdir("/d") == 0);
 

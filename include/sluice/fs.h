@@ -119,6 +119,8 @@ class SLUICE_EXPORT File {
   virtual Status PWrite(const void* buf, size_t n, uint64_t offset) = 0;
   // whence: SEEK_SET, SEEK_CUR, SEEK_END; *pos is the new offset.
   virtual Status Seek(int64_t offset, int whence, uint64_t* pos) = 0;
+  // Shrinks or grows the file to `size`; a size of 2^63 or more (a
+  // negative off_t) is InvalidArgument and changes nothing.
   virtual Status Truncate(uint64_t size) = 0;
   // Writes buffered data, sets the file checksum, makes it durable.
   virtual Status Sync() = 0;
@@ -163,6 +165,7 @@ class SLUICE_EXPORT FileSystem {
   virtual Status Rmdir(const std::string& path) = 0;
   virtual Status Unlink(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // As File::Truncate, on the file at `path`.
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;
   // Sets the permission bits and times `attrs` marks (chmod, utimensat);
   // on an open file too. A writer changes its own store's record.

@@ -168,6 +168,7 @@ SLUICE_EXPORT ssize_t sluice_pwrite(int fd, const void* buf, size_t n,
 SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
 /* Writes the file's buffered data and checksum, then a write barrier. */
 SLUICE_EXPORT int sluice_fsync(int fd);
+/* A negative size is EINVAL and changes nothing. */
 SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);
 SLUICE_EXPORT int sluice_truncate(const char* path, off_t size);
 /* Permission bits, and access and modification times as utimensat's:

@@ -237,7 +237,10 @@ int sluice_ftruncate(int fd, off_t size) {
   return Guard(-1, [&] {
     std::shared_ptr<Descriptor> d = Get(fd);
     if (!d || !CanWrite(*d)) return BadFd(fd);
-    if (size < 0) return Fail(Status::InvalidArgument("negative size"));
+    if (size < 0) {
+      return Fail(Status::InvalidArgument(d->file->path() + ": negative size " +
+                                          std::to_string(size)));
+    }
     return Fail(d->file->Truncate(static_cast<uint64_t>(size)));
   });
 }
@@ -268,6 +271,11 @@ int sluice_fstat(int fd, struct stat* st) {
   })
 
 int sluice_truncate(const char* path, off_t size) {
+  if (size < 0) {  // before anything else, as truncate(2)
+    return Fail(Status::InvalidArgument(std::string(path ? path : "(NULL)") +
+                                        ": negative size " +
+                                        std::to_string(size)));
+  }
   SLUICE_PATH_CALL(fs->Truncate(path, static_cast<uint64_t>(size)));
 }
 

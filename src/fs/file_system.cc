@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <atomic>
 #include <mutex>
@@ -49,6 +50,16 @@ Status NormalizePath(const std::string& path, std::string* out) {
 
 namespace fs {
 namespace {
+
+// Sizes are off_t's: 2^63 or more is a negative one passed on.
+Status CheckSize(const std::string& path, uint64_t size) {
+  if (size <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(path + ": bad size " +
+                                 std::to_string(static_cast<int64_t>(size)) +
+                                 " (sizes are 0 to 2^63 - 1)");
+}
 
 bool Writable(int flags) { return (flags & 3) == kWrite || (flags & 3) == kReadWrite; }
 bool Readable(int flags) { return (flags & 3) == kRead || (flags & 3) == kReadWrite; }
@@ -322,8 +333,10 @@ class WriterFs : public FileSystem {
   }
 
   Status Truncate(const std::string& path, uint64_t size) override {
+    Status s = CheckSize(path, size);
+    if (!s.ok()) return s;
     std::unique_ptr<File> f;
-    Status s = OpenFile(path, kWrite, 0, &f);
+    s = OpenFile(path, kWrite, 0, &f);
     if (s.ok()) s = f->Truncate(size);
     Status c = f ? f->Close() : Status::OK();
     return s.ok() ? c : s;
@@ -454,7 +467,8 @@ class WriterFs : public FileSystem {
   }
 
   Status TruncateLocked(OpenInode* st, uint64_t size) {
-    Status s = Flush(st);
+    Status s = CheckSize(st->path, size);
+    if (s.ok()) s = Flush(st);
     if (s.ok()) s = KnowExtentEnd(st);
     if (!s.ok()) return s;
     WriteBatch b;
