@@ -93,6 +93,23 @@ int main(int argc, char** argv) {
   CHECK(sluice_pread(fd, buf, 5, 0) == 5 && memcmp(buf, "hello", 5) == 0);
   CHECK(sluice_close(fd) == 0);
   CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
+  /* O_DIRECTORY: with O_CREAT EINVAL, making nothing; on a file ENOTDIR
+   * (and its O_TRUNC truncates nothing); a directory is no descriptor. */
+  CHECK(sluice_open("/nd", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
+        errno == EINVAL);
+  CHECK(sluice_open("/nd", O_WRONLY | O_DIRECTORY | O_CREAT | O_EXCL, 0644) ==
+            -1 && errno == EINVAL);
+  CHECK(sluice_stat("/nd", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_open("/d/b.txt", O_RDWR | O_DIRECTORY | O_CREAT, 0644) == -1 &&
+        errno == EINVAL);
+  CHECK(sluice_open("/d/b.txt", O_RDONLY | O_DIRECTORY) == -1 &&
+        errno == ENOTDIR);
+  CHECK(sluice_open("/d/b.txt", O_RDWR | O_DIRECTORY | O_TRUNC) == -1 &&
+        errno == ENOTDIR);
+  CHECK(sluice_stat("/d/b.txt", &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size == 100);
+  CHECK(sluice_open("/d", O_RDONLY | O_DIRECTORY) == -1 && errno == EISDIR);
+  CHECK(sluice_open("/none", O_RDONLY | O_DIRECTORY) == -1 && errno == ENOENT);
   CHECK(sluice_unlink("/d/b.txt") == 0);
   CHECK(sluice_rmdir("/d") == 0);
 
@@ -110,6 +127,10 @@ int main(int argc, char** argv) {
   fd = sluice_open("/shared", O_RDONLY);
   CHECK(sluice_read(fd, buf, sizeof buf) == 8 && memcmp(buf, "AAAABBBB", 8) == 0);
   CHECK(sluice_open("/new", O_WRONLY | O_CREAT, 0644) == -1 && errno == EROFS);
+  CHECK(sluice_open("/new", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
+        errno == EINVAL);
+  CHECK(sluice_open("/shared", O_RDONLY | O_DIRECTORY) == -1 &&
+        errno == ENOTDIR);
   CHECK(sluice_mkdir("/nd", 0755) == -1 && errno == EROFS);
   CHECK(sluice_chmod("/shared", 0600) == -1 && errno == EROFS);
   CHECK(sluice_close(fd) == 0);

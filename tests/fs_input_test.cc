@@ -78,6 +78,54 @@ TEST_P(FsInputTest, TruncateToANegativeSizeFailsAndChangesNothing) {
   EXPECT_EQ(info.size, largest);
 }
 
+// O_DIRECTORY with O_CREAT is EINVAL, as on Linux, and makes nothing;
+// O_DIRECTORY names a directory: on a file it is NotADirectory (and an
+// O_TRUNC with it truncates nothing), on a directory IsADirectory (a File
+// is never a directory), on nothing NotFound. The same on the merged view.
+TEST_P(FsInputTest, OpenDirectoryFlag) {
+  MakeFile("/f", "12345");
+  ASSERT_OK(fs_->Mkdir("/d", 0755));
+  auto check = [&](FileSystem* fs, const std::string& path, int flags,
+                   Code want) {
+    std::unique_ptr<File> f;
+    Status s = fs->OpenFile(path, flags, 0644, &f);
+    EXPECT_EQ(s.code(), want) << path << " flags 0" << std::oct << flags
+                              << ": " << s.ToString();
+    EXPECT_FALSE(f) << path;
+    if (!s.ok()) EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
+  };
+  for (FileSystem* fs : {fs_.get(), static_cast<FileSystem*>(nullptr)}) {
+    std::unique_ptr<FileSystem> reader;
+    if (fs == nullptr) {  // the merged view, after the writer closed
+      ASSERT_OK(fs_->Close());
+      fs_.reset();
+      ASSERT_OK(FileSystem::Open(Options(), dir_.path(), FileSystem::kReader,
+                                 &reader));
+      fs = reader.get();
+    }
+    for (int acc : {kRead, kWrite, kReadWrite}) {
+      check(fs, "/new", acc | kDirectory | kCreate, Code::kInvalidArgument);
+      check(fs, "/new", acc | kDirectory | kCreate | kExclusive,
+            Code::kInvalidArgument);
+      check(fs, "/f", acc | kDirectory | kCreate, Code::kInvalidArgument);
+      check(fs, "/d", acc | kDirectory | kCreate, Code::kInvalidArgument);
+    }
+    check(fs, "/f", kRead | kDirectory, Code::kNotADirectory);
+    check(fs, "/d", kRead | kDirectory, Code::kIsADirectory);
+    check(fs, "/none", kRead | kDirectory, Code::kNotFound);
+    if (!fs->read_only()) {
+      check(fs, "/f", kReadWrite | kDirectory | kTruncate, Code::kNotADirectory);
+      check(fs, "/f", kWrite | kDirectory | kAppend, Code::kNotADirectory);
+    }
+    FileInfo info;
+    EXPECT_TRUE(fs->Stat("/new", &info).IsNotFound());
+    ASSERT_OK(fs->Stat("/f", &info));
+    EXPECT_FALSE(info.is_dir);
+    EXPECT_EQ(info.size, 5u);
+    if (reader) ASSERT_OK(reader->Close());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FsInputTest,
                          ::testing::Values("rocksdb", "leveldb"));
 

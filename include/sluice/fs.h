@@ -107,6 +107,7 @@ enum : int {
   kExclusive = 0200,  // O_EXCL
   kTruncate = 01000,  // O_TRUNC
   kAppend = 02000,    // O_APPEND
+  kDirectory = 0200000,  // O_DIRECTORY
 };
 
 class SLUICE_EXPORT File {
@@ -147,9 +148,13 @@ class SLUICE_EXPORT FileSystem {
   virtual ~FileSystem();
   // `path` is absolute within the file system ("/a/b"); ".." may not
   // climb above the root. A name (one component) is at most 255 bytes and
-  // holds no NUL: creating another is InvalidArgument. A path through an
-  // entry that points back at an enclosing directory (a cycle, which only a
-  // damaged or forged store holds) is Corruption.
+  // holds no NUL: creating another is refused. A path through an entry
+  // that points back at an enclosing directory (a cycle, which only a
+  // damaged or forged store holds) is Corruption. A File is never a
+  // directory: opening one is IsADirectory. kDirectory asks for a
+  // directory: on a file it is NotADirectory, and with kCreate
+  // InvalidArgument (as Linux's open(2)), both before anything is created
+  // or truncated.
   virtual Status OpenFile(const std::string& path, int flags, uint32_t mode,
                           std::unique_ptr<File>* file) = 0;
   virtual Status Stat(const std::string& path, FileInfo* info) = 0;

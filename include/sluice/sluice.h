@@ -158,6 +158,11 @@ SLUICE_EXPORT int sluice_mount(const char* root, int writer,
 /* Closes open files (writing their data and checksums) and the stores. */
 SLUICE_EXPORT int sluice_unmount(void);
 
+/* Flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND,
+ * O_DIRECTORY; others are ignored. A descriptor is a file's: opening a
+ * directory is EISDIR (sluice_opendir reads directories), O_DIRECTORY on a
+ * file ENOTDIR, and O_DIRECTORY with O_CREAT EINVAL (as on Linux), each
+ * before anything is created or truncated. */
 SLUICE_EXPORT int sluice_open(const char* path, int flags, ... /* mode */);
 SLUICE_EXPORT int sluice_close(int fd);
 SLUICE_EXPORT ssize_t sluice_read(int fd, void* buf, size_t n);

@@ -12,6 +12,7 @@
 
 #include "c/c_api.h"
 #include "fs/mount.h"
+#include "fs/reader.h"
 #include "sluice/fs.h"
 
 using sluice::ErrnoOf;
@@ -78,6 +79,16 @@ void FillStat(const FileInfo& i, struct stat* st) {
   st->st_blksize = 4096;
 }
 
+// The open flags the file layer takes, the same values as <fcntl.h>'s.
+static_assert(O_RDONLY == sluice::kRead && O_WRONLY == sluice::kWrite &&
+                  O_RDWR == sluice::kReadWrite && O_CREAT == sluice::kCreate &&
+                  O_EXCL == sluice::kExclusive && O_TRUNC == sluice::kTruncate &&
+                  O_APPEND == sluice::kAppend &&
+                  O_DIRECTORY == sluice::kDirectory,
+              "sluice/fs.h's open flags are <fcntl.h>'s");
+constexpr int kOpenFlags =
+    O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY;
+
 // Runs `body`, turning exceptions into EIO/ENOMEM.
 template <typename T, typename F>
 T Guard(T failed, F body) {
@@ -132,6 +143,9 @@ int sluice_open(const char* path, int flags, ...) {
     std::shared_ptr<FileSystem> fs = Fs();
     if (!fs) return -1;
     if (path == nullptr) return Fail(Status::InvalidArgument("NULL path"), EFAULT);
+    // Refused before anything else, as open(2) refuses it (EINVAL).
+    Status s = sluice::fs::CheckOpenFlags(path, flags & kOpenFlags);
+    if (!s.ok()) return Fail(s);
     const bool writes = (flags & O_ACCMODE) != O_RDONLY ||
                         (flags & (O_CREAT | O_TRUNC | O_APPEND));
     if (writes && fs->read_only()) {
@@ -143,8 +157,7 @@ int sluice_open(const char* path, int flags, ...) {
     auto d = std::make_shared<Descriptor>();
     d->fs = fs;
     d->flags = flags;
-    const int mask = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND;
-    Status s = fs->OpenFile(path, flags & mask, mode, &d->file);
+    s = fs->OpenFile(path, flags & kOpenFlags, mode, &d->file);
     if (!s.ok()) return Fail(s);
     std::lock_guard<std::mutex> lock(table_mu);
     for (size_t i = 0; i < table.size(); ++i) {

@@ -160,17 +160,22 @@ class WriterFs : public FileSystem {
 
   Status OpenFile(const std::string& raw, int flags, uint32_t mode,
                   std::unique_ptr<File>* file) override {
+    Status s = CheckOpenFlags(raw, flags);
+    if (!s.ok()) return s;
     std::unique_ptr<WriterFile> f;
     Resolved r;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      Status s = ResolveLocked(raw, &r);
+      s = ResolveLocked(raw, &r);
       if (!s.ok()) return s;
       if (r.exists && (flags & kCreate) && (flags & kExclusive)) {
         return Status::AlreadyExists(r.path + ": file exists");
       }
       if (r.exists && r.inode.type == FileType::kDirectory) {
         return Status::IsADirectory(r.path + ": is a directory");
+      }
+      if (r.exists && (flags & kDirectory)) {
+        return Status::NotADirectory(r.path + ": not a directory");
       }
       if (!r.exists) {
         if (!(flags & kCreate)) {

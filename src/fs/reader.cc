@@ -20,6 +20,14 @@ std::string WriterStorePath(const std::string& root, int writer) {
   return root + name;
 }
 
+Status CheckOpenFlags(const std::string& path, int flags) {
+  if ((flags & kDirectory) && (flags & kCreate)) {
+    return Status::InvalidArgument(path + ": O_DIRECTORY with O_CREAT (a "
+                                   "directory is made with mkdir)");
+  }
+  return Status::OK();
+}
+
 namespace {
 
 // A new iterator for the cursor when the file changed since it took its
@@ -559,6 +567,8 @@ class ReaderFs : public FileSystem {
 
   Status OpenFile(const std::string& raw, int flags, uint32_t,
                   std::unique_ptr<File>* file) override {
+    Status s = CheckOpenFlags(raw, flags);
+    if (!s.ok()) return s;
     if ((flags & 3) != kRead || (flags & (kCreate | kTruncate | kAppend))) {
       return Status::InvalidArgument(raw + ": the file system at " + root_ +
                                      " is open read-only");
@@ -566,10 +576,13 @@ class ReaderFs : public FileSystem {
     std::string path;
     std::vector<Inode> inodes;
     std::vector<FsStore*> owners;
-    Status s = Find(raw, &path, &inodes, &owners);
+    s = Find(raw, &path, &inodes, &owners);
     if (!s.ok()) return s;
     if (inodes[0].type == FileType::kDirectory) {
       return Status::IsADirectory(path + ": is a directory");
+    }
+    if (flags & kDirectory) {
+      return Status::NotADirectory(path + ": not a directory");
     }
     std::vector<std::unique_ptr<Part>> parts;
     for (size_t i = 0; i < inodes.size(); ++i) {

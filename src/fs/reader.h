@@ -41,6 +41,10 @@ Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path);
 // root/writer.<8 digits>
 std::string WriterStorePath(const std::string& root, int writer);
 
+// The open flags every FileSystem refuses before looking `path` up:
+// kDirectory with kCreate (InvalidArgument, as Linux's open(2)).
+Status CheckOpenFlags(const std::string& path, int flags);
+
 Status OpenReaderFs(const FsOptions& options, const std::string& root,
                     std::unique_ptr<FileSystem>* out);
 
