@@ -113,6 +113,49 @@ int main(int argc, char** argv) {
   CHECK(sluice_unlink("/d/b.txt") == 0);
   CHECK(sluice_rmdir("/d") == 0);
 
+  /* A name over NAME_MAX (255) or a path of PATH_MAX (4096) bytes or more
+   * is ENAMETOOLONG wherever a name is made, and nothing is made. */
+  {
+    char name[258] = "/", path[4200] = "";
+    memset(name + 1, 'n', 256);
+    name[257] = 0; /* "/" and 256 bytes */
+    CHECK(sluice_open(name, O_WRONLY | O_CREAT, 0644) == -1 &&
+          errno == ENAMETOOLONG);
+    CHECK(sluice_mkdir(name, 0755) == -1 && errno == ENAMETOOLONG);
+    fd = sluice_open("/keep", O_WRONLY | O_CREAT, 0644);
+    CHECK(sluice_write(fd, "kept", 4) == 4);
+    CHECK(sluice_close(fd) == 0);
+    CHECK(sluice_rename("/keep", name) == -1 && errno == ENAMETOOLONG);
+    CHECK(strstr(sluice_errmsg(), "255") != NULL);
+    CHECK(sluice_stat(name, &st) == -1 && errno == ENOENT);
+    CHECK(sluice_stat("/keep", &st) == 0 && st.st_size == 4);
+    name[256] = 0; /* 255 bytes: a name */
+    CHECK(sluice_mkdir(name, 0755) == 0);
+    CHECK(sluice_rmdir(name) == 0);
+    /* 15 levels of 255 bytes, then a last name of 255: 4096 bytes. */
+    for (int i = 0; i < 15; i++) {
+      strcat(path, name);
+      CHECK(sluice_mkdir(path, 0755) == 0);
+    }
+    strcat(path, name);
+    CHECK(strlen(path) == 4096);
+    CHECK(sluice_open(path, O_WRONLY | O_CREAT, 0644) == -1 &&
+          errno == ENAMETOOLONG);
+    CHECK(sluice_mkdir(path, 0755) == -1 && errno == ENAMETOOLONG);
+    CHECK(sluice_rename("/keep", path) == -1 && errno == ENAMETOOLONG);
+    CHECK(sluice_stat(path, &st) == -1 && errno == ENOENT);
+    path[4095] = 0; /* 4095 bytes: a path */
+    fd = sluice_open(path, O_WRONLY | O_CREAT, 0644);
+    CHECK(fd >= 0);
+    CHECK(sluice_close(fd) == 0);
+    CHECK(sluice_unlink(path) == 0);
+    for (int i = 15; i > 0; i--) {
+      path[i * 256] = 0;
+      CHECK(sluice_rmdir(path) == 0);
+    }
+    CHECK(sluice_unlink("/keep") == 0);
+  }
+
   /* Two writers of one file, then a reader merging them. */
   fd = sluice_open("/shared", O_WRONLY | O_CREAT, 0644);
   CHECK(sluice_pwrite(fd, "AAAA", 4, 0) == 4);

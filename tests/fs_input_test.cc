@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
+
 #include "test_util.h"
 
 namespace sluice {
@@ -124,6 +126,74 @@ TEST_P(FsInputTest, OpenDirectoryFlag) {
     EXPECT_EQ(info.size, 5u);
     if (reader) ASSERT_OK(reader->Close());
   }
+}
+
+// A name of more than 255 bytes (NAME_MAX), or a path of 4096 bytes
+// (PATH_MAX, its terminating zero included) or more, could not be exported
+// to a real file system: every call that makes a name refuses it with
+// NameTooLong and makes nothing.
+TEST_P(FsInputTest, OverlongNamesAndPathsAreNotCreated) {
+  MakeFile("/f", "data");
+  ASSERT_OK(fs_->Mkdir("/d", 0755));
+  auto refused = [&](const std::string& what, const Status& s) {
+    EXPECT_EQ(s.code(), Code::kNameTooLong) << what << ": " << s.ToString();
+  };
+  auto creates = [&](const std::string& path) {
+    std::unique_ptr<File> f;
+    refused("create " + path.substr(0, 20),
+            fs_->OpenFile(path, kWrite | kCreate, 0644, &f));
+    refused("create excl " + path.substr(0, 20),
+            fs_->OpenFile(path, kReadWrite | kCreate | kExclusive, 0644, &f));
+    refused("mkdir " + path.substr(0, 20), fs_->Mkdir(path, 0755));
+    refused("rename a file to " + path.substr(0, 20), fs_->Rename("/f", path));
+    refused("rename a directory to " + path.substr(0, 20),
+            fs_->Rename("/d", path));
+  };
+  const std::string n255(255, 'n'), n256(256, 'm');
+  creates("/" + n256);
+  creates("/d/" + n256);
+  creates("/" + n256 + "/x");  // under a directory that could not exist
+  Status s = fs_->Mkdir("/" + n256, 0755);
+  EXPECT_NE(s.message().find("255"), std::string::npos) << s.ToString();
+  // NAME_MAX itself is a name.
+  ASSERT_OK(fs_->Mkdir("/d/" + n255, 0755));
+  std::unique_ptr<File> f;
+  ASSERT_OK(fs_->OpenFile("/" + n255, kWrite | kCreate, 0644, &f));
+  ASSERT_OK(f->Close());
+
+  // Fifteen levels of 255-byte names: 3840 bytes. A last name of 254 bytes
+  // makes a path of 4095, one of 255 bytes a path of 4096.
+  const std::string l255(255, 'l');
+  std::string deep;
+  for (int i = 0; i < 15; ++i) {
+    deep += "/" + l255;
+    ASSERT_OK(fs_->Mkdir(deep, 0755));
+  }
+  const std::string longest = deep + "/" + std::string(254, 'p');
+  const std::string too_long = deep + "/" + std::string(255, 'q');
+  ASSERT_EQ(longest.size(), 4095u);
+  creates(too_long);
+  s = fs_->Mkdir(too_long, 0755);
+  EXPECT_NE(s.message().find("4096"), std::string::npos) << s.ToString();
+  ASSERT_OK(fs_->OpenFile(longest, kWrite | kCreate, 0644, &f));
+  ASSERT_OK(f->Close());
+
+  // Nothing was made, and what the refused renames named is where it was.
+  std::vector<DirEntry> entries;
+  ASSERT_OK(fs_->ReadDir("/", &entries));
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"d", "f", l255, n255}));
+  entries.clear();
+  ASSERT_OK(fs_->ReadDir("/d", &entries));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, n255);
+  entries.clear();
+  ASSERT_OK(fs_->ReadDir(deep, &entries));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, std::string(254, 'p'));
+  EXPECT_EQ(ReadAll("/f"), "data");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FsInputTest,

@@ -98,6 +98,13 @@ SLUICE_EXPORT SetAttrs ModeAttrs(uint32_t mode);
 // there.
 SLUICE_EXPORT SetAttrs TimeAttrs(const struct timespec* times);
 
+// What a name made in the file system may be, so that it can be exported to
+// a real one: a name of at most kNameMax bytes (NAME_MAX), a path of fewer
+// than kPathMax bytes (PATH_MAX, which counts the terminating zero). A
+// create, mkdir or rename that would make a longer one is NameTooLong.
+constexpr size_t kNameMax = 255;
+constexpr size_t kPathMax = 4096;
+
 // Open flags, the values of <fcntl.h>'s O_* on Linux.
 enum : int {
   kRead = 0,          // O_RDONLY
@@ -147,10 +154,11 @@ class SLUICE_EXPORT FileSystem {
 
   virtual ~FileSystem();
   // `path` is absolute within the file system ("/a/b"); ".." may not
-  // climb above the root. A name (one component) is at most 255 bytes and
-  // holds no NUL: creating another is refused. A path through an entry
-  // that points back at an enclosing directory (a cycle, which only a
-  // damaged or forged store holds) is Corruption. A File is never a
+  // climb above the root. With kCreate, its names must fit kNameMax and
+  // kPathMax (so must those of Mkdir and of Rename's target), else
+  // NameTooLong; a name holding a NUL is InvalidArgument. A path through
+  // an entry that points back at an enclosing directory (a cycle, which
+  // only a damaged or forged store holds) is Corruption. A File is never a
   // directory: opening one is IsADirectory. kDirectory asks for a
   // directory: on a file it is NotADirectory, and with kCreate
   // InvalidArgument (as Linux's open(2)), both before anything is created

@@ -51,6 +51,7 @@ enum {
   SLUICE_NOT_A_DIRECTORY = 12,
   SLUICE_IS_A_DIRECTORY = 13,
   SLUICE_NOT_EMPTY = 14,
+  SLUICE_NAME_TOO_LONG = 15,
   SLUICE_BUFFER_TOO_SMALL = 100 /* sluice_get_into: *vlen has the size */
 };
 
@@ -146,8 +147,9 @@ SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
  * the store options it takes "extent_bytes" (write-combining, default 4m).
  * Then the calls below take paths inside the file system ("/a/b") and
  * behave as POSIX's: they return -1 (NULL for opendir/readdir) and set
- * errno (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EBADF, EINVAL, EROFS,
- * ENOSPC, EIO for corruption, ...); sluice_errmsg() has the details.
+ * errno (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENAMETOOLONG, EBADF,
+ * EINVAL, EROFS, ENOSPC, EIO for corruption, ...); sluice_errmsg() has the
+ * details.
  * Descriptors are Sluice's own, not kernel descriptors. */
 #define SLUICE_READER (-1)
 

@@ -35,6 +35,7 @@ enum class Code : int {
   kNotADirectory = 12,   // a path component is a file
   kIsADirectory = 13,    // a file operation on a directory
   kNotEmpty = 14,        // rmdir, or rename over, a non-empty directory
+  kNameTooLong = 15,     // a name over NAME_MAX or a path over PATH_MAX bytes
 };
 
 class SLUICE_EXPORT Status {
@@ -80,6 +81,9 @@ class SLUICE_EXPORT Status {
   }
   static Status NotEmpty(std::string_view msg) {
     return {Code::kNotEmpty, msg};
+  }
+  static Status NameTooLong(std::string_view msg) {
+    return {Code::kNameTooLong, msg};
   }
 
   Status(Code code, std::string_view msg);

@@ -61,6 +61,35 @@ Status CheckSize(const std::string& path, uint64_t size) {
                                  " (sizes are 0 to 2^63 - 1)");
 }
 
+// A name or path in a message: whole when short, else its head and length.
+std::string Shortened(const std::string& s) {
+  if (s.size() <= 64) return s;
+  return s.substr(0, 48) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
+// A normalised path whose last name is to be made: it must fit a real file
+// system (sluice export makes it there), as open(2) and mkdir(2) check.
+Status CheckNameLengths(const std::string& path) {
+  if (path.size() >= kPathMax) {
+    return Status::NameTooLong("path " + Shortened(path) + " is " +
+                               std::to_string(path.size()) +
+                               " bytes; a path has fewer than 4096 "
+                               "(PATH_MAX, with its terminating zero)");
+  }
+  size_t pos = 1;
+  while (pos < path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash - pos > kNameMax) {
+      return Status::NameTooLong(
+          "name " + Shortened(path.substr(pos, slash - pos)) + " in " +
+          Shortened(path) + " is longer than 255 bytes (NAME_MAX)");
+    }
+    pos = slash + 1;
+  }
+  return Status::OK();
+}
+
 bool Writable(int flags) { return (flags & 3) == kWrite || (flags & 3) == kReadWrite; }
 bool Readable(int flags) { return (flags & 3) == kRead || (flags & 3) == kReadWrite; }
 
@@ -166,7 +195,7 @@ class WriterFs : public FileSystem {
     Resolved r;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      s = ResolveLocked(raw, &r);
+      s = ResolveLocked(raw, &r, flags & kCreate);
       if (!s.ok()) return s;
       if (r.exists && (flags & kCreate) && (flags & kExclusive)) {
         return Status::AlreadyExists(r.path + ": file exists");
@@ -233,7 +262,7 @@ class WriterFs : public FileSystem {
   Status Mkdir(const std::string& raw, uint32_t mode) override {
     std::lock_guard<std::mutex> lock(mu_);
     Resolved r;
-    Status s = ResolveLocked(raw, &r);
+    Status s = ResolveLocked(raw, &r, true);
     if (!s.ok()) return s;
     if (r.exists) return Status::AlreadyExists(r.path + ": file exists");
     return CreateLocked(&r, FileType::kDirectory, mode);
@@ -285,7 +314,7 @@ class WriterFs : public FileSystem {
     Status s = ResolveLocked(raw_from, &f);
     if (!s.ok()) return s;
     if (!f.exists) return Status::NotFound(f.path + ": no such file");
-    s = ResolveLocked(raw_to, &t);
+    s = ResolveLocked(raw_to, &t, true);
     if (!s.ok() && !s.IsNotFound()) return s;
     if (f.path == "/" || t.path == "/") {
       return Status::InvalidArgument("cannot rename the root");
@@ -548,8 +577,13 @@ class WriterFs : public FileSystem {
     bool exists = false;
     std::vector<uint64_t> ancestors;  // FsStore::Resolve's
   };
-  Status ResolveLocked(const std::string& raw, Resolved* r) {
+  // `to_make`: the path names what may be made (a create, mkdir, a rename's
+  // target), so its names must fit the limits; names already stored stay
+  // reachable by any length, to be renamed or removed.
+  Status ResolveLocked(const std::string& raw, Resolved* r,
+                       bool to_make = false) {
     Status s = NormalizePath(raw, &r->path);
+    if (s.ok() && to_make) s = CheckNameLengths(r->path);
     if (!s.ok()) return s;
     if (closed_) return Closed();
     return store_->Resolve(r->path, &r->parent, &r->name, &r->inode,

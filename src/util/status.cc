@@ -45,6 +45,7 @@ const char* CodeName(Code code) {
     case Code::kNotADirectory: return "NotADirectory";
     case Code::kIsADirectory: return "IsADirectory";
     case Code::kNotEmpty: return "NotEmpty";
+    case Code::kNameTooLong: return "NameTooLong";
   }
   return "Unknown";
 }
@@ -57,6 +58,7 @@ int ErrnoOf(const Status& s) {
     case Code::kNotADirectory: return ENOTDIR;
     case Code::kIsADirectory: return EISDIR;
     case Code::kNotEmpty: return ENOTEMPTY;
+    case Code::kNameTooLong: return ENAMETOOLONG;
     case Code::kInvalidArgument: return EINVAL;
     case Code::kNoSpace: return ENOSPC;
     case Code::kBusy: return EBUSY;
