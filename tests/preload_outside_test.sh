@@ -143,11 +143,16 @@ extra=$(ls -A "$W/root" | grep -v '^writer\.[0-9]*$')
 # A bad setting: said on stderr, and every call under the mount fails
 # (EINVAL) rather than pass through to the plain directory; outside, the
 # program runs as usual (an open gets the descriptor it gets without the
-# interposer: the lowest free one).
-for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=relative; do
+# interposer: the lowest free one). A bad SLUICE_LOCK_WAIT is named with
+# its value (it once read as 0 s).
+for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=relative \
+           SLUICE_LOCK_WAIT=abc SLUICE_LOCK_WAIT=-1 SLUICE_LOCK_WAIT=5s \
+           SLUICE_LOCK_WAIT=1e3 SLUICE_LOCK_WAIT=; do
   out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" "$bad" \
         bash -c "echo x > '$W/mnt/bad.txt'; echo \"rc \$?\"; echo y > '$W/bad-outside.txt' && echo outside-ok; for pre in \"\$LD_PRELOAD\" ''; do LD_PRELOAD=\$pre /usr/bin/python3 -c 'import os; print(\"fd\", os.open(\"/etc/hostname\", 0))'; done | uniq -c | wc -l | sed 's/^/fd kinds /'" 2>&1)
-  if grep -q "^sluice: .*${bad%%=*}" <<< "$out" && grep -q "^rc 1$" <<< "$out" &&
+  said="^sluice: .*${bad%%=*}"
+  [ "${bad%%=*}" = SLUICE_LOCK_WAIT ] && said="$said.*'${bad#*=}'"
+  if grep -q -- "$said" <<< "$out" && grep -q "^rc 1$" <<< "$out" &&
      grep -q "Invalid argument" <<< "$out" && grep -q "^outside-ok$" <<< "$out" &&
      grep -q "^fd kinds 1$" <<< "$out" &&
      [ -z "$(ls -A "$W/mnt")" ]; then
@@ -156,6 +161,13 @@ for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=re
     fail "$bad"; echo "$out" | head; ls -A "$W/mnt"
   fi
   rm -f "$W/bad-outside.txt"
+done
+# Good waits, fractions included, are taken without a word.
+for good in 0 2 0.5 .25 120.; do
+  out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" \
+        SLUICE_LOCK_WAIT="$good" bash -c "echo '$good' > '$W/mnt/wait.txt' && cat '$W/mnt/wait.txt'" 2>&1)
+  [ "$out" = "$good" ] && echo "ok   SLUICE_LOCK_WAIT=$good" ||
+    { fail "SLUICE_LOCK_WAIT=$good"; echo "$out" | head; }
 done
 
 if [ $fails = 0 ]; then echo "preload_outside: all passed"; exit 0; fi

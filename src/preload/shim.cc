@@ -124,6 +124,33 @@ void Say(const std::string& msg) {
 
 bool ParseConfigInner();
 
+// Seconds written as digits with at most one '.' ("60", "0.5"); nothing
+// else (no sign, exponent, suffix or blank). Read by hand: strtod would
+// follow the program's locale. Waits past a billion seconds are a billion
+// (the deadline's arithmetic must not overflow).
+bool ParseSeconds(const char* text, double* out) {
+  double v = 0, scale = 1;
+  bool digits = false, dot = false;
+  for (const char* p = text; *p; ++p) {
+    if (*p >= '0' && *p <= '9') {
+      digits = true;
+      if (dot) {
+        scale /= 10;
+        v += (*p - '0') * scale;
+      } else {
+        v = v * 10 + (*p - '0');
+      }
+    } else if (*p == '.' && !dot) {
+      dot = true;
+    } else {
+      return false;
+    }
+  }
+  if (!digits) return false;
+  *out = std::min(v, 1e9);
+  return true;
+}
+
 // SLUICE_WRITER, else the MPI rank; null when neither is set.
 const char* WriterNumberVar() {
   const char* w = getenv("SLUICE_WRITER");
@@ -219,7 +246,14 @@ bool ParseConfigInner() {
     const char* m = getenv("SLUICE_MERGED_READS");
     S->cfg.always_writer = !(m && !strcmp(m, "1"));
   }
-  if (const char* t = getenv("SLUICE_LOCK_WAIT")) S->cfg.lock_wait = atof(t);
+  if (const char* t = getenv("SLUICE_LOCK_WAIT")) {
+    if (!ParseSeconds(t, &S->cfg.lock_wait)) {
+      S->cfg.error = "SLUICE_LOCK_WAIT: '" + std::string(t) +
+                     "' is not a number of seconds (0 or more, e.g. 60 or "
+                     "0.5)";
+      return true;
+    }
+  }
   S->cfg.active = true;
   return true;
 }
