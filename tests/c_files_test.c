@@ -1,11 +1,14 @@
-/* The POSIX-like file API from plain C: calls, errno, and the C streams of
- * a reader over two writers.  Usage: c_files_test DIR   Exit 0 = pass. */
+/* The POSIX-like file API from plain C: calls, errno, durability across a
+ * SIGKILL, and the C streams of a reader over two writers.
+ * Usage: c_files_test DIR   Exit 0 = pass. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sluice/sluice.h"
@@ -20,12 +23,85 @@ static int failures = 0;
     }                                                                     \
   } while (0)
 
+static int mount_with(const char* root, int writer, const char* backend) {
+  sluice_options_t* o = sluice_options_create();
+  int rc = sluice_options_set(o, "backend", backend) == SLUICE_OK
+               ? sluice_mount(root, writer, o)
+               : -1;
+  sluice_options_destroy(o);
+  return rc;
+}
+
+/* In a child: writes that must be durable when they return, then SIGKILL
+ * (no close, no unmount): each O_SYNC or O_DSYNC write, and a write on one
+ * descriptor made durable by fsync on another, read-only one. The exit
+ * code says which step failed. */
+static void durable_writes_then_die(const char* root, const char* backend) {
+  if (mount_with(root, 0, backend) != 0) _exit(10);
+  int fd = sluice_open("/sync", O_WRONLY | O_CREAT | O_SYNC, 0644);
+  if (fd < 0 || sluice_write(fd, "written with O_SYNC", 19) != 19 ||
+      sluice_pwrite(fd, "+later", 6, 100) != 6) {
+    _exit(11);
+  }
+  fd = sluice_open("/dsync", O_RDWR | O_CREAT | O_DSYNC, 0644);
+  if (fd < 0 || sluice_write(fd, "written with O_DSYNC", 20) != 20) _exit(12);
+  int w = sluice_open("/rofsync", O_WRONLY | O_CREAT, 0644);
+  int r = sluice_open("/rofsync", O_RDONLY);
+  if (w < 0 || r < 0 || sluice_write(w, "synced by a read-only fd", 24) != 24 ||
+      sluice_fsync(r) != 0) {
+    _exit(13);
+  }
+  kill(getpid(), SIGKILL);
+  _exit(14);
+}
+
+/* Bytes [off, off + len) of `path` are `want`. */
+static int holds(const char* path, off_t off, const char* want) {
+  char got[64];
+  size_t len = strlen(want);
+  int fd = sluice_open(path, O_RDONLY);
+  int ok = fd >= 0 && sluice_pread(fd, got, len, off) == (ssize_t)len &&
+           memcmp(got, want, len) == 0;
+  if (fd >= 0) sluice_close(fd);
+  return ok;
+}
+
+/* Before the first mount of this process: a child forked after a store was
+ * open would inherit none of its engine's threads. */
+static void durability_after_sigkill(const char* root) {
+  const char* backends[] = {"rocksdb", "leveldb"};
+  char dirs[2][4096];
+  for (int i = 0; i < 2; i++) {
+    snprintf(dirs[i], sizeof dirs[i], "%s/sync-%s", root, backends[i]);
+    pid_t pid = fork();
+    if (pid == 0) durable_writes_then_die(dirs[i], backends[i]);
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+      fprintf(stderr, "%s: the child exited %d before its SIGKILL\n",
+              backends[i], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+      failures++;
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    CHECK(mount_with(dirs[i], SLUICE_READER, backends[i]) == 0);
+    CHECK(sluice_stat("/sync", &st) == 0 && st.st_size == 106);
+    CHECK(holds("/sync", 0, "written with O_SYNC"));
+    CHECK(holds("/sync", 100, "+later"));
+    CHECK(holds("/dsync", 0, "written with O_DSYNC"));
+    CHECK(holds("/rofsync", 0, "synced by a read-only fd"));
+    CHECK(sluice_unmount() == 0);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const char* root = argv[1];
   char buf[64];
 
   CHECK(sluice_open("/x", O_RDONLY) == -1 && errno == ENODEV); /* unmounted */
+  durability_after_sigkill(root);
   CHECK(sluice_mount(root, 0, NULL) == 0);
   int fd = sluice_open("/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600);
   CHECK(fd >= 0);

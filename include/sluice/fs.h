@@ -114,6 +114,8 @@ enum : int {
   kExclusive = 0200,  // O_EXCL
   kTruncate = 01000,  // O_TRUNC
   kAppend = 02000,    // O_APPEND
+  kDataSync = 010000,    // O_DSYNC
+  kSync = 04010000,      // O_SYNC (O_DSYNC's bit and one more)
   kDirectory = 0200000,  // O_DIRECTORY
 };
 
@@ -130,7 +132,10 @@ class SLUICE_EXPORT File {
   // Shrinks or grows the file to `size`; a size of 2^63 or more (a
   // negative off_t) is InvalidArgument and changes nothing.
   virtual Status Truncate(uint64_t size) = 0;
-  // Writes buffered data, sets the file checksum, makes it durable.
+  // Writes buffered data, sets the file checksum, makes it durable (with
+  // every other change of the writer's store). On any handle of the file,
+  // read-only ones too: the data other handles of this process buffered is
+  // the file's.
   virtual Status Sync() = 0;
   virtual Status Stat(FileInfo* info) = 0;
   virtual const std::string& path() const = 0;
@@ -162,7 +167,11 @@ class SLUICE_EXPORT FileSystem {
   // directory: opening one is IsADirectory. kDirectory asks for a
   // directory: on a file it is NotADirectory, and with kCreate
   // InvalidArgument (as Linux's open(2)), both before anything is created
-  // or truncated.
+  // or truncated. With kSync or kDataSync, each write of the File returns
+  // once its data is durable: it commits the file's buffered data and
+  // makes a write barrier, as Sync does (except the file checksum, still
+  // set at Sync or Close). Costly: every write is then an extent of its own
+  // and a barrier.
   virtual Status OpenFile(const std::string& path, int flags, uint32_t mode,
                           std::unique_ptr<File>* file) = 0;
   virtual Status Stat(const std::string& path, FileInfo* info) = 0;

@@ -161,10 +161,12 @@ SLUICE_EXPORT int sluice_mount(const char* root, int writer,
 SLUICE_EXPORT int sluice_unmount(void);
 
 /* Flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND,
- * O_DIRECTORY; others are ignored. A descriptor is a file's: opening a
- * directory is EISDIR (sluice_opendir reads directories), O_DIRECTORY on a
- * file ENOTDIR, and O_DIRECTORY with O_CREAT EINVAL (as on Linux), each
- * before anything is created or truncated. */
+ * O_SYNC, O_DSYNC, O_DIRECTORY; others are ignored. With O_SYNC or O_DSYNC
+ * each write returns once its data is durable, as if followed by
+ * sluice_fsync (a write barrier each: costly). A descriptor is a file's:
+ * opening a directory is EISDIR (sluice_opendir reads directories),
+ * O_DIRECTORY on a file ENOTDIR, and O_DIRECTORY with O_CREAT EINVAL (as
+ * on Linux), each before anything is created or truncated. */
 SLUICE_EXPORT int sluice_open(const char* path, int flags, ... /* mode */);
 SLUICE_EXPORT int sluice_close(int fd);
 SLUICE_EXPORT ssize_t sluice_read(int fd, void* buf, size_t n);
@@ -173,7 +175,8 @@ SLUICE_EXPORT ssize_t sluice_pread(int fd, void* buf, size_t n, off_t offset);
 SLUICE_EXPORT ssize_t sluice_pwrite(int fd, const void* buf, size_t n,
                                     off_t offset);
 SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
-/* Writes the file's buffered data and checksum, then a write barrier. */
+/* Writes the file's buffered data and checksum, then a write barrier. On
+ * any descriptor of the file, read-only ones too. */
 SLUICE_EXPORT int sluice_fsync(int fd);
 /* A negative size is EINVAL and changes nothing. */
 SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);

@@ -83,11 +83,11 @@ void FillStat(const FileInfo& i, struct stat* st) {
 static_assert(O_RDONLY == sluice::kRead && O_WRONLY == sluice::kWrite &&
                   O_RDWR == sluice::kReadWrite && O_CREAT == sluice::kCreate &&
                   O_EXCL == sluice::kExclusive && O_TRUNC == sluice::kTruncate &&
-                  O_APPEND == sluice::kAppend &&
-                  O_DIRECTORY == sluice::kDirectory,
+                  O_APPEND == sluice::kAppend && O_DSYNC == sluice::kDataSync &&
+                  O_SYNC == sluice::kSync && O_DIRECTORY == sluice::kDirectory,
               "sluice/fs.h's open flags are <fcntl.h>'s");
-constexpr int kOpenFlags =
-    O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY;
+constexpr int kOpenFlags = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND |
+                           O_SYNC | O_DSYNC | O_DIRECTORY;
 
 // Runs `body`, turning exceptions into EIO/ENOMEM.
 template <typename T, typename F>

@@ -167,6 +167,9 @@ class WriterFile final : public File {
   }
   Status PWriteLocked(const char* buf, size_t n, uint64_t offset);
   Status PReadLocked(char* buf, size_t n, uint64_t offset, size_t* got);
+  // O_SYNC, O_DSYNC: after a write has committed its data, the barrier
+  // that makes it durable (outside the file's locks).
+  Status BarrierIfSync();
 
   WriterFs* const fs_;
   std::shared_ptr<OpenInode> st_;
@@ -708,19 +711,31 @@ Status WriterFile::PWriteLocked(const char* buf, size_t n, uint64_t offset) {
 Status WriterFile::PWrite(const void* buf, size_t n, uint64_t offset) {
   Status s = CheckOpen(true);
   if (!s.ok()) return s;
-  std::lock_guard<std::mutex> lock(st_->mu);
-  return PWriteLocked(static_cast<const char*>(buf), n, offset);
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    s = PWriteLocked(static_cast<const char*>(buf), n, offset);
+    if (s.ok() && (flags_ & kDataSync)) s = fs_->Flush(st_.get());
+  }
+  return s.ok() ? BarrierIfSync() : s;
 }
 
 Status WriterFile::Write(const void* buf, size_t n) {
   Status s = CheckOpen(true);
   if (!s.ok()) return s;
-  std::lock_guard<std::mutex> olock(offset_mu_);
-  std::lock_guard<std::mutex> lock(st_->mu);
-  if (flags_ & kAppend) offset_ = st_->inode.size;
-  s = PWriteLocked(static_cast<const char*>(buf), n, offset_);
-  if (s.ok()) offset_ += n;
-  return s;
+  {
+    std::lock_guard<std::mutex> olock(offset_mu_);
+    std::lock_guard<std::mutex> lock(st_->mu);
+    if (flags_ & kAppend) offset_ = st_->inode.size;
+    s = PWriteLocked(static_cast<const char*>(buf), n, offset_);
+    if (s.ok()) offset_ += n;
+    if (s.ok() && (flags_ & kDataSync)) s = fs_->Flush(st_.get());
+  }
+  return s.ok() ? BarrierIfSync() : s;
+}
+
+Status WriterFile::BarrierIfSync() {
+  if (!(flags_ & kDataSync)) return Status::OK();
+  return fs_->store()->store()->WriteBarrier();
 }
 
 Status WriterFile::PReadLocked(char* buf, size_t n, uint64_t offset,
