@@ -2,6 +2,9 @@
 
 #include "sluice/fs.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "test_util.h"
 
 namespace sluice {
@@ -52,13 +55,94 @@ TEST(StoreOptions, SetByNameCoversEveryListedOption) {
   EXPECT_EQ(o.write_buffer_size, 64u << 20);
   EXPECT_EQ(o.flush_threads, 3);
   EXPECT_EQ(o.backend, BackendKind::kLevelDB);
-  // Every listed name is settable and shows up in ToString.
-  const std::string dump = o.ToString();
-  for (const auto& info : StoreOptions::List()) {
-    EXPECT_NE(dump.find(std::string(info.name) + "="), std::string::npos)
-        << info.name;
+  EXPECT_NE(o.ToString().find("write_buffer_size=67108864"), std::string::npos);
+
+  // Every member of StoreOptions by its name, a value other than its
+  // default, and what the member then holds: written out here, not taken
+  // from the library's table, so that a name missing from the table, or
+  // one that sets another member (or none), fails.
+  struct Case {
+    const char* name;
+    const char* value;
+    std::function<bool(const StoreOptions&)> holds;
+  };
+  const std::vector<Case> cases = {
+      {"backend", "leveldb",
+       [](const StoreOptions& x) { return x.backend == BackendKind::kLevelDB; }},
+      {"layout", "lsm",
+       [](const StoreOptions& x) { return x.layout == StoreLayout::kLsm; }},
+      {"vlog_min_value", "8k",
+       [](const StoreOptions& x) { return x.vlog_min_value == 8192; }},
+      {"vlog_file_bytes", "2g",
+       [](const StoreOptions& x) { return x.vlog_file_bytes == size_t{2} << 30; }},
+      {"vlog_direct_io", "off",
+       [](const StoreOptions& x) { return !x.vlog_direct_io; }},
+      {"vlog_direct_reads", "no",
+       [](const StoreOptions& x) { return !x.vlog_direct_reads; }},
+      {"vlog_write_buffers", "7",
+       [](const StoreOptions& x) { return x.vlog_write_buffers == 7; }},
+      {"create_if_missing", "false",
+       [](const StoreOptions& x) { return !x.create_if_missing; }},
+      {"read_only", "true", [](const StoreOptions& x) { return x.read_only; }},
+      {"snapshot_reads", "1",
+       [](const StoreOptions& x) { return x.snapshot_reads; }},
+      {"wal", "on", [](const StoreOptions& x) { return x.wal; }},
+      {"sync_writes", "yes", [](const StoreOptions& x) { return x.sync_writes; }},
+      {"compression", "1", [](const StoreOptions& x) { return x.compression; }},
+      {"block_cache_bytes", "8m",
+       [](const StoreOptions& x) { return x.block_cache_bytes == 8u << 20; }},
+      {"bloom_bits", "3", [](const StoreOptions& x) { return x.bloom_bits == 3; }},
+      {"auto_compaction", "1",
+       [](const StoreOptions& x) { return x.auto_compaction; }},
+      {"tidy_tables", "5", [](const StoreOptions& x) { return x.tidy_tables == 5; }},
+      {"mmap_reads", "1", [](const StoreOptions& x) { return x.mmap_reads; }},
+      {"mmap_writes", "1", [](const StoreOptions& x) { return x.mmap_writes; }},
+      {"write_buffer_size", "64m",
+       [](const StoreOptions& x) { return x.write_buffer_size == 64u << 20; }},
+      {"max_write_buffers", "5",
+       [](const StoreOptions& x) { return x.max_write_buffers == 5; }},
+      {"block_size", "16k",
+       [](const StoreOptions& x) { return x.block_size == 16384; }},
+      {"flush_threads", "3",
+       [](const StoreOptions& x) { return x.flush_threads == 3; }},
+      {"direct_io_flush", "1",
+       [](const StoreOptions& x) { return x.direct_io_flush; }},
+      {"direct_io_reads", "1",
+       [](const StoreOptions& x) { return x.direct_io_reads; }},
+      {"blob_files", "1", [](const StoreOptions& x) { return x.blob_files; }},
+      {"min_blob_size", "1m",
+       [](const StoreOptions& x) { return x.min_blob_size == 1u << 20; }},
+      {"blob_file_size", "1g",
+       [](const StoreOptions& x) { return x.blob_file_size == 1u << 30; }},
+      {"async_queue_bytes", "16m",
+       [](const StoreOptions& x) { return x.async_queue_bytes == 16u << 20; }},
+  };
+  std::vector<std::string> listed, named;
+  for (const auto& info : StoreOptions::List()) listed.push_back(info.name);
+  for (const Case& c : cases) named.push_back(c.name);
+  EXPECT_EQ(listed, named) << "StoreOptions::List() is not the options above";
+  StoreOptions all;
+  for (const Case& c : cases) {
+    StoreOptions one;
+    EXPECT_FALSE(c.holds(one)) << c.name << ": its default already holds";
+    ASSERT_OK(one.Set(c.name, c.value));
+    EXPECT_TRUE(c.holds(one)) << c.name << "=" << c.value
+                              << " did not reach its member";
+    for (const Case& other : cases) {
+      if (&other != &c) {
+        EXPECT_FALSE(other.holds(one)) << c.name << " also set " << other.name;
+      }
+    }
+    ASSERT_OK(all.Set(c.name, c.value));
   }
-  EXPECT_NE(dump.find("write_buffer_size=67108864"), std::string::npos);
+  // ToString shows every member as a value Set takes back.
+  std::string dump = all.ToString();
+  std::replace(dump.begin(), dump.end(), '\n', ',');
+  StoreOptions back;
+  ASSERT_OK(back.SetAll(dump));
+  for (const Case& c : cases) {
+    EXPECT_TRUE(c.holds(back)) << c.name << " in ToString: " << all.ToString();
+  }
 }
 
 TEST(StoreOptions, UnknownNamesAndBadValuesAreNamed) {
