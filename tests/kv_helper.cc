@@ -5,6 +5,15 @@
 //                                 put "B" (100 KB of 'b'), then enough small
 //                                 values that the tree flushes on its own,
 //                                 wait, _exit
+//   kv_helper persist DIR OPTIONS SIZE...
+//                                 put "p<SIZE>" (Pattern(SIZE, SIZE)) for
+//                                 each SIZE, append "+tail" to p1, delete
+//                                 p0, barrier, _exit
+//   kv_helper async DIR OPTIONS N for i < N: asynchronous put of "a<i>"
+//                                 (Pattern(i, 4096)) and append of "!";
+//                                 asynchronous delete of a7; barrier;
+//                                 prints "put=P append=A delete=D" (the
+//                                 store's counts), _exit
 //   kv_helper stats DIR OPTIONS   a few updates, then close
 //   kv_helper peak DIR OPTIONS N  a delete, and a put of N bytes if N > 0,
 //                                 close; prints the peak RSS (VmHWM, KiB)
@@ -41,7 +50,8 @@ static int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: kv_helper hold|crash|overwrite|stats|peak|huge DIR OPTIONS [N]\n");
+    fprintf(stderr, "usage: kv_helper hold|crash|overwrite|persist|async|stats|"
+                    "peak|huge DIR OPTIONS [N...]\n");
     return 2;
   }
   const std::string cmd = argv[1], dir = argv[2], opts = argv[3];
@@ -80,6 +90,37 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(s);
     usleep(300000);  // the tree's own flush completes
     _exit(0);        // no barrier, no close
+  }
+  // No Close after the barrier: what it made durable must survive.
+  if (cmd == "persist") {
+    for (int i = 4; s.ok() && i < argc; ++i) {
+      const size_t size = static_cast<size_t>(atol(argv[i]));
+      s = store->Put("p" + std::string(argv[i]), sluice::test::Pattern(size, size));
+    }
+    if (s.ok()) s = store->Append("p1", "+tail");
+    if (s.ok()) s = store->Delete("p0");
+    if (s.ok()) s = store->WriteBarrier();
+    if (!s.ok()) return Fail(s);
+    _exit(0);
+  }
+  if (cmd == "async" && argc == 5) {
+    const int n = atoi(argv[4]);
+    const auto async = sluice::WriteMode::kAsync;
+    for (int i = 0; s.ok() && i < n; ++i) {
+      const std::string key = "a" + std::to_string(i);
+      s = store->Put(key, sluice::test::Pattern(i, 4096), async);
+      if (s.ok()) s = store->Append(key, "!", async);
+    }
+    if (s.ok()) s = store->Delete("a7", async);
+    if (s.ok()) s = store->WriteBarrier();
+    if (!s.ok()) return Fail(s);
+    const sluice::StoreStats stats = store->GetStats();
+    printf("put=%llu append=%llu delete=%llu\n",
+           static_cast<unsigned long long>(stats[sluice::Op::kPut].ops),
+           static_cast<unsigned long long>(stats[sluice::Op::kAppend].ops),
+           static_cast<unsigned long long>(stats[sluice::Op::kDelete].ops));
+    fflush(stdout);
+    _exit(0);
   }
   if (cmd == "stats") {
     for (int i = 0; s.ok() && i < 3; ++i) s = store->Put("k", "value");

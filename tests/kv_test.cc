@@ -87,6 +87,16 @@ class KVTest : public ::testing::TestWithParam<Config> {
     ASSERT_EQ(got.size(), want.size()) << key;
     ASSERT_TRUE(got == want) << key << ": value differs";
   }
+  // Closes the store, then runs kv_helper CMD on it with ARGS in another
+  // process; its exit code, and its output in *out.
+  int RunHelper(const std::string& cmd, const std::string& args,
+                std::string* out) {
+    if (store_) EXPECT_OK(store_->Close());
+    store_.reset();
+    return test::RunCommand(std::string(KV_HELPER) + " " + cmd + " " + path_ +
+                                " " + GetParam().options + " " + args,
+                            out);
+  }
   void ExpectMissing(const std::string& key) {
     std::string got;
     Status s = store_->Get(key, &got);
@@ -140,14 +150,14 @@ TEST_P(KVTest, NotFoundIsDistinctAndNamesKeyAndStore) {
   ASSERT_OK(store_->Delete("no-such-key"));  // deleting nothing is fine
 }
 
+// Puts (every size), an append and a delete, then a barrier, by a process
+// that ends right after it without closing the store (a Close would
+// flush everything itself): the barrier alone must have made them durable.
 TEST_P(KVTest, PersistsAcrossReopenAfterBarrier) {
-  for (size_t size : kSizes) {
-    ASSERT_OK(store_->Put("p" + std::to_string(size), Pattern(size, size)));
-  }
-  ASSERT_OK(store_->Append("p1", "+tail"));
-  ASSERT_OK(store_->Delete("p0"));
-  ASSERT_OK(store_->WriteBarrier());
-  Reopen();
+  std::string sizes, out;
+  for (size_t size : kSizes) sizes += " " + std::to_string(size);
+  ASSERT_EQ(RunHelper("persist", sizes, &out), 0) << out;
+  OpenStore(&store_);
   for (size_t size : kSizes) {
     if (size == 0) {
       ExpectMissing("p0");
@@ -160,33 +170,25 @@ TEST_P(KVTest, PersistsAcrossReopenAfterBarrier) {
 }
 
 TEST_P(KVTest, BarrierSurvivesProcessExitWithoutClose) {
-  ASSERT_OK(store_->Close());
-  store_.reset();
   std::string out;
-  int rc = test::RunCommand(std::string(KV_HELPER) + " crash " + path_ + " " +
-                                GetParam().options + " 40",
-                            &out);
-  ASSERT_EQ(rc, 0) << out;
+  ASSERT_EQ(RunHelper("crash", "40", &out), 0) << out;
   OpenStore(&store_);
   for (int i = 0; i < 40; ++i) {
     ExpectValue("k" + std::to_string(i), Pattern(i, 100000));
   }
 }
 
+// Asynchronous puts, appends and a delete, then a barrier, by a process
+// that ends right after it without closing the store: the barrier must
+// have applied every queued update and made it durable.
 TEST_P(KVTest, AsyncWritesAllVisibleAfterBarrier) {
   const int n = 2000;
-  for (int i = 0; i < n; ++i) {
-    ASSERT_OK(store_->Put("a" + std::to_string(i), Pattern(i, 4096),
-                          WriteMode::kAsync));
-    ASSERT_OK(store_->Append("a" + std::to_string(i), "!", WriteMode::kAsync));
-  }
-  ASSERT_OK(store_->Delete("a7", WriteMode::kAsync));
-  ASSERT_OK(store_->WriteBarrier());
-  StoreStats stats = store_->GetStats();
-  EXPECT_EQ(stats[Op::kPut].ops, static_cast<uint64_t>(n));
-  EXPECT_EQ(stats[Op::kAppend].ops, static_cast<uint64_t>(n));
-  EXPECT_EQ(stats[Op::kDelete].ops, 1u);
-  Reopen();
+  std::string out;
+  ASSERT_EQ(RunHelper("async", std::to_string(n), &out), 0) << out;
+  const std::string counts = "put=" + std::to_string(n) +
+                             " append=" + std::to_string(n) + " delete=1\n";
+  EXPECT_NE(out.find(counts), std::string::npos) << out;  // counted by then
+  OpenStore(&store_);
   for (int i = 0; i < n; ++i) {
     if (i == 7) {
       ExpectMissing("a7");
