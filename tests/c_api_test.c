@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   CHECK(vlen == 7 && memcmp(val, "async99", 7) == 0);
   sluice_free(val);
   CHECK_OK(sluice_get(s, "batched", 7, &val, &vlen));
+  CHECK(vlen == 3 && memcmp(val, "yes", 3) == 0);
   sluice_free(val);
 
   /* a second open of the same store is refused while it is open */
