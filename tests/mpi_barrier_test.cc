@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
                      sluice::test::Pattern(rank * 1000 + i, 1 << 20),
                      sluice::WriteMode::kAsync);
     }
+    Check(s.ok(), ("puts: " + s.ToString()).c_str(), rank, &failures);
     s = sluice::mpi::WriteBarrierAll(store.get(), MPI_COMM_WORLD);
     Check(s.ok(), ("collective barrier: " + s.ToString()).c_str(), rank,
           &failures);
