@@ -567,13 +567,13 @@ TEST_P(FsTest, ForgedDirectoryEntriesAreReportedNotListed) {
   }
   ASSERT_OK(FileSystem::Open(Options(), dir_.path(), 0, &fs_));
   std::unique_ptr<File> f;
-  EXPECT_EQ(fs_->Mkdir("/" + long_name, 0755).code(), Code::kInvalidArgument);
+  EXPECT_EQ(fs_->Mkdir("/" + long_name, 0755).code(), Code::kNameTooLong);
   EXPECT_EQ(fs_->OpenFile("/" + long_name, kWrite | kCreate, 0644, &f).code(),
-            Code::kInvalidArgument);
+            Code::kNameTooLong);
   EXPECT_EQ(fs_->OpenFile(std::string("/nul\0", 5), kWrite | kCreate, 0644, &f)
                 .code(),
             Code::kInvalidArgument);
-  EXPECT_EQ(fs_->Rename("/d/ok", "/" + long_name).code(), Code::kInvalidArgument);
+  EXPECT_EQ(fs_->Rename("/d/ok", "/" + long_name).code(), Code::kNameTooLong);
   ASSERT_OK(fs_->Mkdir("/" + std::string(255, 'y'), 0755));  // the longest
 }
 

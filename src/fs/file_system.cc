@@ -594,10 +594,12 @@ class WriterFs : public FileSystem {
   }
 
   // A new entry's name must be one every reader follows (ValidName); a
-  // normalised path's last component can only be too long or hold a NUL.
+  // normalised path's last component can only be too long (also caught
+  // with the path's other names, as NameTooLong) or hold a NUL.
   static Status CheckNewName(const Resolved& r) {
+    static_assert(kMaxNameBytes == kNameMax, "one NAME_MAX");
     if (r.name.size() > kMaxNameBytes) {
-      return Status::InvalidArgument(
+      return Status::NameTooLong(
           QuoteName(r.path) + ": a name is at most " +
           std::to_string(kMaxNameBytes) + " bytes, this one has " +
           std::to_string(r.name.size()));

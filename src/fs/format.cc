@@ -51,7 +51,9 @@ std::string ExtentKey(uint64_t ino, uint64_t off) { return Key('E', ino, off); }
 std::string IndexKey(uint64_t ino, uint64_t off) { return Key('X', ino, off); }
 std::string ExtentPrefix(uint64_t ino) { return Key('E', ino); }
 std::string IndexPrefix(uint64_t ino) { return Key('X', ino); }
-uint64_t KeyOffset(std::string_view key) { return GetBE64(key.data() + 9); }
+uint64_t KeyOffset(std::string_view key) {
+  return key.size() < 17 ? kBadKeyOffset : GetBE64(key.data() + 9);
+}
 
 std::string EncodeSuper(const Super& s) {
   std::string v(32, '\0');

@@ -77,7 +77,9 @@ std::string ExtentKey(uint64_t ino, uint64_t offset);
 std::string IndexKey(uint64_t ino, uint64_t offset);
 std::string ExtentPrefix(uint64_t ino);
 std::string IndexPrefix(uint64_t ino);
-// The offset of an 'E' or 'X' key.
+// The offset of an 'E' or 'X' key; kBadKeyOffset for a key too short to
+// hold one (only a damaged store has such a key).
+constexpr uint64_t kBadKeyOffset = ~0ull;
 uint64_t KeyOffset(std::string_view key);
 
 std::string EncodeSuper(const Super& s);

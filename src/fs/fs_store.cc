@@ -248,7 +248,12 @@ Status FsStore::ExtentEnd(uint64_t ino, uint64_t* end) {
     uint64_t len, sum;
     Status s = DecodeIndex(it->value(), &len, &sum);
     if (!s.ok()) return s;
-    *end = KeyOffset(it->key()) + len;
+    const uint64_t off = KeyOffset(it->key());
+    if (off == kBadKeyOffset || off + len < off) {
+      return Status::Corruption("a malformed extent index key of inode " +
+                                std::to_string(ino));
+    }
+    *end = off + len;
   }
   return it->status();
 }
