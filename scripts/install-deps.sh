@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Sluice needs on a fresh Debian 12 machine: the build, the
 # backends, MPI, the benchmark's baselines (parallel HDF5, fio, the ADIOS2
-# wheel) and the plotting packages. Idempotent: what is present is left
+# wheel), the plotting packages, and clang with its sanitizer and libFuzzer
+# runtimes (fuzz/). Idempotent: what is present is left
 # alone, so a second run takes a second.
 #
 #   scripts/install-deps.sh
@@ -17,6 +18,7 @@ APT_PACKAGES=(
   libgtest-dev
   libhdf5-openmpi-dev fio
   fuse3 libfuse3-dev strace bsdextrautils
+  clang libclang-rt-14-dev
   python3 python3-pip
 )
 PIP_PACKAGES=(adios2 matplotlib numpy h5py)
