@@ -83,13 +83,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "backend=rocksdb,layout=lsm,wal=1",
                       "backend=rocksdb,layout=lsm", "backend=rocksdb,wal=1",
                       "backend=leveldb,wal=1", "backend=leveldb,layout=lsm"),
-    [](const auto& info) {
-      std::string n = info.param;
-      for (char& c : n) {
-        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return n;
-    });
+    test::OptionsParamName());
 
 }  // namespace
 }  // namespace sluice

@@ -177,13 +177,7 @@ TEST_P(HammerTest, OneFileSystemFromEightThreads) {
 INSTANTIATE_TEST_SUITE_P(Configs, HammerTest,
                          ::testing::Values("backend=rocksdb", "backend=leveldb",
                                            "backend=rocksdb,layout=lsm"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
-                         });
+                         test::OptionsParamName());
 
 }  // namespace
 }  // namespace sluice

@@ -296,13 +296,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, CrashAfterOverwriteTest,
                          ::testing::Values("backend=rocksdb", "backend=leveldb",
                                            "backend=rocksdb,wal=1",
                                            "backend=leveldb,wal=1"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
-                         });
+                         test::OptionsParamName());
 
 }  // namespace
 }  // namespace sluice

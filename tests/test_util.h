@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -62,6 +63,19 @@ class SmallTmpfs {
  private:
   std::string dir_;
   std::string error_;
+};
+
+// The name of a test instantiated over option lists ("backend=rocksdb,
+// wal=1"): the list with every byte that is not a letter or digit as '_'.
+struct OptionsParamName {
+  template <class Param>
+  std::string operator()(const ::testing::TestParamInfo<Param>& info) const {
+    std::string n = info.param;
+    for (char& c : n) {
+      if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    return n;
+  }
 };
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.

@@ -606,13 +606,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "backend=rocksdb,vlog_direct_io=0",
                       "backend=rocksdb,vlog_direct_reads=0",
                       "backend=rocksdb,vlog_write_buffers=5"),
-    [](const auto& info) {
-      std::string n = info.param;
-      for (char& c : n) {
-        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return n;
-    });
+    test::OptionsParamName());
 
 }  // namespace
 }  // namespace sluice
