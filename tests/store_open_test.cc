@@ -74,6 +74,37 @@ TEST(StoreOpenTest, ADirectoryWithOtherFilesIsNotAStore) {
   EXPECT_EQ(stat((path + "/results.dat").c_str(), &st), 0);
 }
 
+// A store whose header was lost is not an unfinished creation: its barrier
+// record says it was written, and nothing of it is removed. Nor is a
+// directory holding only names a creation uses, without the lock a
+// creation takes first.
+TEST(StoreOpenTest, ALostHeaderIsCorruptionNotAFreshStore) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/store";
+  StoreOptions o;
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_OK(Store::Open(o, path, &store));
+    ASSERT_OK(store->Put("k", std::string(10000, 'v')));
+    ASSERT_OK(store->Close());
+  }
+  ASSERT_EQ(unlink((path + "/SLUICE").c_str()), 0);
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(o, path, &store);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  struct stat st;
+  EXPECT_EQ(stat((path + "/rocksdb").c_str(), &st), 0) << "nothing is removed";
+  EXPECT_EQ(stat((path + "/vlog").c_str(), &st), 0);
+
+  const std::string other = dir.path() + "/other";
+  ASSERT_EQ(mkdir(other.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((other + "/vlog").c_str(), 0755), 0);
+  Touch(other + "/vlog/data");
+  s = Store::Open(o, other, &store);
+  EXPECT_EQ(s.code(), Code::kNotAStore) << s.ToString();
+  EXPECT_EQ(stat((other + "/vlog/data").c_str(), &st), 0);
+}
+
 // The creation time in the header of the store at `path`.
 uint64_t CreatedOf(const std::string& path) {
   std::ifstream in(path + "/SLUICE", std::ios::binary);

@@ -16,7 +16,7 @@ namespace {
 constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'B', 'R'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kRecordBytes = 64;
-constexpr size_t kSlotBytes = 512;
+constexpr size_t kSlotBytes = 4096;
 constexpr size_t kFileBytes = 2 * kSlotBytes;
 
 }  // namespace

@@ -22,9 +22,10 @@
 //  24  8  the store's creation time (ns), as in its header
 //  32 24  zero
 //  56  8  XXH64 (seed 0) of [0, 56)
-// The file is 1024 bytes: two slots of 512, barrier n in slot n % 2,
-// written in place (pwrite, fdatasync); a torn write spoils one slot and
-// the other still holds the barrier before it. The tree's value is one
+// The file is 8192 bytes: two slots of 4096 (each its own page and
+// physical sector), barrier n in slot n % 2, written in place (pwrite,
+// fdatasync); a torn write spoils one slot and the other still holds the
+// barrier before it. The tree's value is one
 // record.
 #ifndef SLUICE_STORE_BARRIER_RECORD_H_
 #define SLUICE_STORE_BARRIER_RECORD_H_

@@ -108,9 +108,40 @@ class LevelDBIterator : public Iterator {
 // "started" flag without the thread, and its first compaction would wait
 // forever. Each store runs its compactions on a thread of its own instead,
 // which Stop() ends when the store closes (see rocksdb_backend.cc).
+// LevelDB closes a log it rotates away from (a full memtable) without
+// syncing it, and a barrier syncs only the new log: after a power loss the
+// old log's tail would be gone while the new one, with the barrier's
+// record, survived. A log is therefore synced when it is closed.
+class SyncOnCloseFile : public leveldb::WritableFile {
+ public:
+  explicit SyncOnCloseFile(leveldb::WritableFile* f) : f_(f) {}
+  leveldb::Status Append(const leveldb::Slice& data) override {
+    return f_->Append(data);
+  }
+  leveldb::Status Close() override {
+    leveldb::Status s = f_->Sync();
+    leveldb::Status c = f_->Close();
+    return s.ok() ? c : s;
+  }
+  leveldb::Status Flush() override { return f_->Flush(); }
+  leveldb::Status Sync() override { return f_->Sync(); }
+
+ private:
+  std::unique_ptr<leveldb::WritableFile> f_;
+};
+
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
   StoreThreadEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
+
+  leveldb::Status NewWritableFile(const std::string& name,
+                                  leveldb::WritableFile** out) override {
+    leveldb::Status s = target()->NewWritableFile(name, out);
+    if (s.ok() && name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
+      *out = new SyncOnCloseFile(*out);
+    }
+    return s;
+  }
 
   void Schedule(void (*function)(void*), void* arg) override {
     // After Stop() the job is not taken: the DB is gone, nothing to do.
@@ -169,6 +200,14 @@ class LevelDBBackend : public Backend {
       o.paranoid_checks = false;
       db = nullptr;
       ls = leveldb::DB::Open(o, dir_, &db);
+      // That open replayed the log into a table; the store is then
+      // opened again with every check on.
+      if (ls.ok() && !options_.read_only) {
+        delete db;
+        db = nullptr;
+        o.paranoid_checks = true;
+        ls = leveldb::DB::Open(o, dir_, &db);
+      }
     }
     db_.reset(db);
     return FromLevel(ls, "open", dir_);

@@ -65,11 +65,11 @@ class TrackedIterator final : public Iterator {
     SkipReserved(false);
   }
   void Next() override {
-    inner_->Next();
+    if (inner_) inner_->Next();
     SkipReserved(true);
   }
   void Prev() override {
-    inner_->Prev();
+    if (inner_) inner_->Prev();
     SkipReserved(false);
   }
   std::string_view key() const override { return inner_->key(); }
@@ -617,8 +617,11 @@ Status Locate(const StoreOptions& options, const std::string& path,
   std::vector<std::string> names;
   s = posix::ListDir(path, &names);
   if (!s.ok()) return s;
+  // A creation takes the lock first: without it, these are not its files.
+  const bool locked =
+      std::find(names.begin(), names.end(), kLockFileName) != names.end();
   for (const std::string& name : names) {
-    if (!IsCreationLeftover(name)) {
+    if (!IsCreationLeftover(name) || !locked) {
       return Status::NotAStore(path + " is not a Sluice store: the directory "
                                "is not empty and has no " + kHeaderFileName +
                                " header");
@@ -644,6 +647,15 @@ Status PrepareCreation(const std::string& path, bool* create) {
   if (header != posix::PathKind::kMissing) {
     *create = false;
     return Status::OK();
+  }
+  // A record of a barrier means the store was created and written: its
+  // header was lost since, and nothing may be removed.
+  BarrierRecord record;
+  if (BarrierFile::Read(path, &record).ok() && record.number > 0) {
+    return Status::Corruption("store " + path + " has no " + kHeaderFileName +
+                              " header, but its barrier record says barrier " +
+                              std::to_string(record.number) +
+                              " was made durable: the header was lost");
   }
   std::vector<std::string> names;
   s = posix::ListDir(path, &names);

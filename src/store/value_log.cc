@@ -447,7 +447,10 @@ Status ValueLog::FinishFileLocked(std::unique_lock<std::mutex>* lock) {
 Status ValueLog::Sync() {
   std::lock_guard<std::mutex> appending(append_mu_);
   std::unique_lock<std::mutex> lock(mu_);
-  if (options_.read_only || closed_) return Status::OK();
+  if (options_.read_only) return Status::OK();
+  // Closed: everything appended was synced then, unless that failed (a
+  // tree flushing after it must not take its locations for durable).
+  if (closed_) return error_.ok() ? close_error_ : error_;
   if (!dirty_) return error_;
   Status s = WriteTailLocked(&lock);
   if (s.ok() && fdatasync(fd_) != 0) {
@@ -927,6 +930,7 @@ Status ValueLog::Close() {
     if (!options_.read_only) {
       s = dirty_ || allocated_ != 0 ? FinishFileLocked(&lock) : error_;
     }
+    close_error_ = s;
     closed_ = true;
     stop_ = true;
     cv_.notify_all();

@@ -279,6 +279,7 @@ class ValueLog {
   // one. Readers take only mu_.
   std::mutex append_mu_;
   std::mutex mu_;
+  Status close_error_;  // GUARDED_BY(mu_): how Close ended
   std::condition_variable cv_;
   std::vector<Buffer> buffers_;  // GUARDED_BY(mu_): a ring
   int fill_ = 0;                 // GUARDED_BY(mu_): buffer being filled
