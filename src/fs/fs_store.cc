@@ -1,5 +1,7 @@
 #include "fs/fs_store.h"
 
+#include "sluice/iterator.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -77,7 +79,18 @@ Status FsStore::Open(const StoreOptions& options, const std::string& path,
     // process dies before it writes anything else.
     if (s.ok()) s = fs->store_->WriteBarrier();
   } else if (s.IsNotFound()) {
-    s = Status::NotAStore("store " + path + " holds no Sluice file system");
+    // A writer killed between creating its store and its first barrier
+    // left an empty store: no file system yet (NotFound, which a merged
+    // view skips). Keys without a superblock are something else.
+    std::unique_ptr<Iterator> it = fs->store_->NewIterator("", "");
+    it->SeekToFirst();
+    s = it->status();
+    if (s.ok()) {
+      s = it->Valid() ? Status::NotAStore("store " + path +
+                                          " holds no Sluice file system")
+                      : Status::NotFound("store " + path +
+                                         " holds no file system yet");
+    }
   } else if (s.ok()) {
     s = DecodeSuper(value, &super);
     if (!s.ok()) s = Status(s.code(), "store " + path + ": " + s.message());

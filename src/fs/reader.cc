@@ -776,6 +776,9 @@ Status OpenReaderFs(const FsOptions& options, const std::string& root,
     std::unique_ptr<FsStore> st;
     const int writer = atoi(name.c_str() + 7);
     Status s = FsStore::Open(so, root + "/" + name, writer, &st);
+    // A writer's store that does not exist yet (an empty directory, or a
+    // creation killed before its header) holds nothing: no part of the view.
+    if (s.IsNotFound()) continue;
     if (!s.ok()) return s;
     stores.push_back(std::move(st));
   }

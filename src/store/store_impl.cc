@@ -844,6 +844,17 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
                              backend_dir + " is missing");
     }
   }
+  // A creation killed after its header but before the backend made its
+  // own files: nothing was ever written. A writer lets the backend create
+  // them; a reader finds no store yet.
+  if (s.ok() && !create && options.read_only && recorded.number == 0) {
+    posix::PathKind current;
+    s = posix::Probe(posix::JoinPath(backend_dir, "CURRENT"), &current);
+    if (s.ok() && current == posix::PathKind::kMissing) {
+      s = Status::NotFound("store " + path + " holds nothing yet (its creation "
+                           "did not finish)");
+    }
+  }
   if (s.ok() && module == nullptr) {  // an existing store's, by its header
     s = BackendModuleFor(header.backend, options, path, &module);
   }
