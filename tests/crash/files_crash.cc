@@ -33,16 +33,24 @@
 #include <string>
 #include <vector>
 
+#include "crash/crash_util.h"
 #include "crash/kv_workload.h"
 #include "sluice/sluice.h"
 
 namespace {
 
+using sluice::crash::EnvNumber;
 using sluice::crash::Mix;
 
 constexpr int kFiles = 6;
 
 std::string FileName(int f) { return "/f" + std::to_string(f); }
+
+// The length of the version the writer draws `r` for: one in three small
+// (under 3000 bytes), the others from 4 KiB to 3 MiB.
+size_t VersionLength(uint64_t r) {
+  return (r >> 8) % 3 == 0 ? 1 + (r >> 16) % 3000 : 4096 + (r >> 16) % (3 << 20);
+}
 
 // The bytes of `file` at `version`, `length` long: every version's content
 // is a stream of its own, so a prefix of it is recognisable.
@@ -94,8 +102,7 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
     r = Mix(r);
     const int f = static_cast<int>(r % kFiles);
     const uint64_t version = (generation << 32) | n;
-    const size_t length = (r >> 8) % 3 == 0 ? 1 + (r >> 16) % 3000
-                                            : 4096 + (r >> 16) % (3 << 20);
+    const size_t length = VersionLength(r);
     const std::string data = Content(seed, f, version, length);
     dprintf(3, "b %llu\n", static_cast<unsigned long long>(n));
     const int fd = sluice_open(FileName(f).c_str(), O_WRONLY | O_CREAT | O_TRUNC,
@@ -132,18 +139,6 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
   }
 }
 
-uint64_t EnvNumber(const char* name, uint64_t fallback) {
-  const char* v = getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = strtoull(v, &end, 10);
-  if (*end != '\0') {
-    fprintf(stderr, "crash_files: %s=%s is not a number\n", name, v);
-    exit(2);
-  }
-  return n;
-}
-
 struct Committed {
   uint64_t version = 0;  // 0: never written
   size_t length = 0;
@@ -159,8 +154,7 @@ bool IsPrefixOfAVersionOf(uint64_t seed, int f, uint64_t generation,
   for (uint64_t n = 1; n <= to; ++n) {
     r = Mix(r);
     if (n < from || static_cast<int>(r % kFiles) != f) continue;
-    const size_t length = (r >> 8) % 3 == 0 ? 1 + (r >> 16) % 3000
-                                            : 4096 + (r >> 16) % (3 << 20);
+    const size_t length = VersionLength(r);
     if (got.size() > length) continue;
     const uint64_t version = (generation << 32) | n;
     if (Content(seed, f, version, got.size()) == got) return true;
@@ -291,7 +285,6 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
       }
       break;  // what is committed is no longer known
     }
-    (void)seen;
   }
   printf("crash_files: %llu trials, %llu fsyncs reported; %llu failed\n",
          static_cast<unsigned long long>(trials),

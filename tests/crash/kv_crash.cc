@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sluice/kv.h"
+#include "crash/crash_util.h"
 #include "crash/kv_workload.h"
 
 namespace sluice {
@@ -89,18 +90,6 @@ int Writer(const std::string& dir, const std::string& opts, uint64_t seed,
   }
   fprintf(stderr, "crash_kv writer: %s\n", s.ToString().c_str());
   return 1;
-}
-
-uint64_t EnvNumber(const char* name, uint64_t fallback) {
-  const char* v = getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = strtoull(v, &end, 10);
-  if (*end != '\0') {
-    fprintf(stderr, "crash_kv: %s=%s is not a number\n", name, v);
-    exit(2);
-  }
-  return n;
 }
 
 double NowSeconds() {

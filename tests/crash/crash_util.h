@@ -1,0 +1,30 @@
+// What the crash drivers (kv_crash.cc, files_crash.cc) share: settings
+// read from the environment.
+#ifndef SLUICE_TESTS_CRASH_CRASH_UTIL_H_
+#define SLUICE_TESTS_CRASH_CRASH_UTIL_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace sluice {
+namespace crash {
+
+// The number in environment variable `name`, or `fallback` when it is
+// unset or empty; anything else ends the driver with a message.
+inline uint64_t EnvNumber(const char* name, uint64_t fallback) {
+  const char* v = getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = strtoull(v, &end, 10);
+  if (*end != '\0') {
+    fprintf(stderr, "crash driver: %s=%s is not a number\n", name, v);
+    exit(2);
+  }
+  return n;
+}
+
+}  // namespace crash
+}  // namespace sluice
+
+#endif  // SLUICE_TESTS_CRASH_CRASH_UTIL_H_
