@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "util/coding.h"
+#include "util/env.h"
 #include "util/posix.h"
 
 namespace sluice {
@@ -53,7 +54,7 @@ Status BarrierRecord::Decode(std::string_view data, const std::string& what,
 }
 
 BarrierFile::~BarrierFile() {
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) Env::Default()->Close(fd_);
 }
 
 Status BarrierFile::Create(const std::string& dir, const BarrierRecord& record) {
@@ -94,7 +95,7 @@ Status BarrierFile::Read(const std::string& dir, BarrierRecord* record) {
 
 Status BarrierFile::OpenForWriting(const std::string& dir) {
   path_ = posix::JoinPath(dir, kBarrierFileName);
-  fd_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  fd_ = Env::Default()->Open(path_.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd_ < 0) return posix::Error("cannot open", path_, errno);
   return Status::OK();
 }
@@ -104,13 +105,13 @@ Status BarrierFile::Write(const BarrierRecord& record) {
   const off_t at = static_cast<off_t>((record.number % 2) * kSlotBytes);
   size_t done = 0;
   while (done < r.size()) {
-    const ssize_t n = pwrite(fd_, r.data() + done, r.size() - done,
-                             at + static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = Env::Default()->Pwrite(
+        fd_, r.data() + done, r.size() - done, at + static_cast<off_t>(done));
     if (n < 0) return posix::Error("cannot write", path_, errno);
     done += static_cast<size_t>(n);
   }
-  if (fdatasync(fd_) != 0) return posix::Error("cannot sync", path_, errno);
+  if (Env::Default()->Fdatasync(fd_) != 0)
+    return posix::Error("cannot sync", path_, errno);
   return Status::OK();
 }
 

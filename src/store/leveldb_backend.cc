@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "store/backend.h"
+#include "store/leveldb_env.h"
 #include "store/store_threads.h"
 
 namespace sluice {
@@ -132,7 +133,7 @@ class SyncOnCloseFile : public leveldb::WritableFile {
 
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
-  StoreThreadEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
+  StoreThreadEnv() : leveldb::EnvWrapper(LevelDBEnvOverEnv()) {}
 
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {

@@ -5,23 +5,21 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "util/env.h"
 #include "util/posix.h"
 
 namespace sluice {
 
 Status StoreLock::Acquire(const std::string& dir, bool exclusive) {
   Release();
+  Env* env = Env::Default();
   const std::string path = posix::JoinPath(dir, kLockFileName);
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = env->Open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0 && !exclusive && (errno == EACCES || errno == EROFS)) {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = env->Open(path.c_str(), O_RDONLY | O_CLOEXEC, 0);
   }
   if (fd < 0) return posix::Error("cannot open lock file", path, errno);
-  int rc;
-  do {
-    rc = flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB);
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
+  if (env->Flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
     int err = errno;
     if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP) {
       fd_ = fd;  // no flock on this file system: open unlocked
@@ -34,7 +32,7 @@ Status StoreLock::Acquire(const std::string& dir, bool exclusive) {
         holder.pop_back();
       }
     }
-    close(fd);
+    env->Close(fd);
     if (err != EWOULDBLOCK) return posix::Error("cannot lock", path, err);
     if (holder.empty()) {
       return Status::Busy("store " + dir +
@@ -48,8 +46,8 @@ Status StoreLock::Acquire(const std::string& dir, bool exclusive) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     std::string who = std::to_string(getpid()) + " " + host + "\n";
-    if (ftruncate(fd, 0) == 0) {
-      (void)pwrite(fd, who.data(), who.size(), 0);  // informational only
+    if (env->Ftruncate(fd, 0) == 0) {
+      (void)env->Pwrite(fd, who.data(), who.size(), 0);  // informational only
     }
   }
   fd_ = fd;
@@ -59,10 +57,11 @@ Status StoreLock::Acquire(const std::string& dir, bool exclusive) {
 
 void StoreLock::Release() {
   if (fd_ >= 0) {
-    if (exclusive_ && ftruncate(fd_, 0) != 0) {
+    Env* env = Env::Default();
+    if (exclusive_ && env->Ftruncate(fd_, 0) != 0) {
       // The holder line is informational; a stale one is overwritten.
     }
-    close(fd_);  // releases the flock
+    env->Close(fd_);  // releases the flock
     fd_ = -1;
   }
 }

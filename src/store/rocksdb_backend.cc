@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "store/backend.h"
+#include "store/rocksdb_env.h"
 #include "store/store_threads.h"
 
 namespace sluice {
@@ -329,7 +330,7 @@ class RocksDBBackend : public Backend {
   Status Open() {
     rocksdb::Options o;
     fs_env_ = rocksdb::NewCompositeEnv(std::make_shared<GuardedFileSystem>(
-        rocksdb::FileSystem::Default(), guard_));
+        RocksDBFileSystemOverEnv(rocksdb::FileSystem::Default()), guard_));
     env_ = std::make_unique<StoreThreadsEnv>(fs_env_.get());
     o.env = env_.get();
     o.listeners.push_back(std::make_shared<GuardListener>(guard_));

@@ -18,6 +18,7 @@
 #include "store/stats.h"
 #include "store/value_log.h"
 #include "store/write_buffer.h"
+#include "util/env.h"
 #include "util/posix.h"
 
 namespace sluice {
@@ -872,7 +873,7 @@ Status Store::Open(const StoreOptions& options, const std::string& path,
     s = OpenVlogBackend(options, vlog_dir, std::move(tree), pin_fd, &backend);
     pin_fd = -1;
   }
-  if (pin_fd >= 0) close(pin_fd);
+  if (pin_fd >= 0) Env::Default()->Close(pin_fd);
   if (s.ok()) s = CheckTreeRecord(path, header, backend.get(), has_record, &recorded);
   std::unique_ptr<BarrierFile> barrier_file;
   if (s.ok() && !options.read_only) {

@@ -15,6 +15,7 @@
 #include <ctime>
 
 #include "util/coding.h"
+#include "util/env.h"
 #include "util/hash.h"
 #include "util/posix.h"
 
@@ -114,7 +115,7 @@ void GiveBuffer(char* p, size_t n) {
 int ReadUpTo(int fd, char* buf, size_t n, uint64_t offset, size_t* got) {
   *got = 0;
   while (*got < n) {
-    ssize_t r = pread(fd, buf + *got, n - *got, offset + *got);
+    ssize_t r = Env::Default()->Pread(fd, buf + *got, n - *got, offset + *got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return errno;
     if (r == 0) break;
@@ -127,14 +128,15 @@ int ReadUpTo(int fd, char* buf, size_t n, uint64_t offset, size_t* got) {
 int OpenMaybeDirect(const std::string& path, int flags, bool want_direct,
                     bool* direct) {
   if (want_direct) {
-    int fd = open(path.c_str(), flags | O_DIRECT | O_CLOEXEC, 0644);
+    int fd =
+        Env::Default()->Open(path.c_str(), flags | O_DIRECT | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EINVAL) {
       *direct = fd >= 0;
       return fd;
     }
   }
   *direct = false;
-  return open(path.c_str(), flags | O_CLOEXEC, 0644);
+  return Env::Default()->Open(path.c_str(), flags | O_CLOEXEC, 0644);
 }
 
 std::string EncodeFileHeader(uint32_t file) {
@@ -237,8 +239,8 @@ Status ValueLog::Open(const Options& options, const std::string& dir,
   // Without it, Reclaim cannot tell whether readers are about: it then
   // gives nothing back.
   log->readers_fd_ =
-      open(posix::JoinPath(dir, kReadersFileName).c_str(),
-           O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+      Env::Default()->Open(posix::JoinPath(dir, kReadersFileName).c_str(),
+                           O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
   log->writer_ = std::thread([l = log.get()] { l->WriterLoop(); });
   *out = std::move(log);
   return Status::OK();
@@ -267,23 +269,23 @@ Status ValueLog::StartFile(uint32_t file) {
   // The header goes out through the fill buffer, aligned like all writes.
   Status s = NeedBufferLocked(fill_);
   if (!s.ok()) {
-    close(fd);
-    unlink(path.c_str());
+    Env::Default()->Close(fd);
+    Env::Default()->Unlink(path.c_str());
     return s;
   }
   const std::string header = EncodeFileHeader(file);
   char* b = buffers_[fill_].data;
   memcpy(b, header.data(), header.size());
-  ssize_t w = pwrite(fd, b, kHeaderBytes, 0);
+  ssize_t w = Env::Default()->Pwrite(fd, b, kHeaderBytes, 0);
   if (w != static_cast<ssize_t>(kHeaderBytes)) {
     int err = w < 0 ? errno : ENOSPC;
-    close(fd);
-    unlink(path.c_str());
+    Env::Default()->Close(fd);
+    Env::Default()->Unlink(path.c_str());
     return posix::Error("cannot write the header of value log", path, err);
   }
   s = posix::SyncDir(dir_);
   if (!s.ok()) {
-    close(fd);
+    Env::Default()->Close(fd);
     return s;
   }
   direct_ = direct;
@@ -356,8 +358,8 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
 void ValueLog::PreallocateLocked(uint64_t end) {
   if (end <= allocated_) return;
   const uint64_t want = std::max<uint64_t>(end, allocated_ + kPreallocBytes);
-  if (fallocate(fd_, 0, static_cast<off_t>(allocated_),
-                static_cast<off_t>(want - allocated_)) == 0) {
+  if (Env::Default()->Fallocate(fd_, 0, static_cast<off_t>(allocated_),
+                                static_cast<off_t>(want - allocated_)) == 0) {
     allocated_ = want;
   } else {
     allocated_ = UINT64_MAX;  // unsupported or full: plain (extending) writes
@@ -426,7 +428,8 @@ Status ValueLog::WriteTailLocked(std::unique_lock<std::mutex>* lock) {
 
 Status ValueLog::TrimLocked() {
   if (allocated_ == 0 || fd_ < 0) return Status::OK();
-  if (ftruncate(fd_, static_cast<off_t>(AlignUp(written_end_.load()))) != 0) {
+  if (Env::Default()->Ftruncate(
+          fd_, static_cast<off_t>(AlignUp(written_end_.load()))) != 0) {
     return posix::Error("cannot trim value log", FileName(file_), errno);
   }
   return Status::OK();
@@ -435,10 +438,10 @@ Status ValueLog::TrimLocked() {
 Status ValueLog::FinishFileLocked(std::unique_lock<std::mutex>* lock) {
   Status s = WriteTailLocked(lock);
   if (s.ok()) s = TrimLocked();
-  if (s.ok() && fdatasync(fd_) != 0) {
+  if (s.ok() && Env::Default()->Fdatasync(fd_) != 0) {
     s = posix::Error("cannot sync value log", FileName(file_), errno);
   }
-  close(fd_);
+  Env::Default()->Close(fd_);
   fd_ = -1;
   if (s.ok()) dirty_ = false;
   return s;
@@ -453,7 +456,7 @@ Status ValueLog::Sync() {
   if (closed_) return error_.ok() ? close_error_ : error_;
   if (!dirty_) return error_;
   Status s = WriteTailLocked(&lock);
-  if (s.ok() && fdatasync(fd_) != 0) {
+  if (s.ok() && Env::Default()->Fdatasync(fd_) != 0) {
     s = posix::Error("cannot sync value log", FileName(file_), errno);
     error_ = s;
   }
@@ -485,7 +488,8 @@ Status ValueLog::WriteJob(const Job& job) {
   const char* p = buffers_[job.buffer].data;
   size_t done = 0;
   while (done < job.length) {
-    ssize_t w = pwrite(job.fd, p + done, job.length - done, job.offset + done);
+    ssize_t w = Env::Default()->Pwrite(job.fd, p + done, job.length - done,
+                                       job.offset + done);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       return posix::Error("cannot write value log", FileName(file_),
@@ -515,12 +519,12 @@ Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
     return posix::Error("cannot open value log", path, errno);
   }
   char* h = AllocAligned(kHeaderBytes);
-  ssize_t r = h ? pread(f.fd, h, kHeaderBytes, 0) : -1;
+  ssize_t r = h ? Env::Default()->Pread(f.fd, h, kHeaderBytes, 0) : -1;
   Status s = r < 0 ? posix::Error("cannot read value log", path, errno)
                    : CheckFileHeader(h, static_cast<size_t>(r), file, path);
   free(h);
   if (!s.ok()) {
-    close(f.fd);
+    Env::Default()->Close(f.fd);
     return s;
   }
   files_[file] = f;
@@ -952,15 +956,15 @@ Status ValueLog::Close() {
   }
   for (std::thread& t : prefetchers_) t.join();
   prefetchers_.clear();
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) Env::Default()->Close(fd_);
   fd_ = -1;
   {
     std::lock_guard<std::mutex> lock(reclaim_mu_);
-    if (readers_fd_ >= 0) close(readers_fd_);
+    if (readers_fd_ >= 0) Env::Default()->Close(readers_fd_);
     readers_fd_ = -1;
   }
   std::lock_guard<std::mutex> lock(files_mu_);
-  for (auto& [n, f] : files_) close(f.fd);
+  for (auto& [n, f] : files_) Env::Default()->Close(f.fd);
   files_.clear();
   return s;
 }
@@ -968,10 +972,13 @@ Status ValueLog::Close() {
 int ValueLog::PinForReading(const std::string& dir) {
   const std::string path = posix::JoinPath(dir, kReadersFileName);
   // Created if need be: a writer that starts later must see the pin.
-  int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // read-only fs
+  int fd =
+      Env::Default()->Open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    fd = Env::Default()->Open(path.c_str(), O_RDONLY | O_CLOEXEC,
+                              0);  // read-only fs
   if (fd < 0) return -1;
-  while (flock(fd, LOCK_SH) != 0) {
+  while (Env::Default()->Flock(fd, LOCK_SH) != 0) {
     if (errno == EINTR) continue;
     // No flock here: a writer cannot take its exclusive lock either, and
     // then gives nothing back.
@@ -986,8 +993,8 @@ void ValueLog::PunchLocked(uint32_t file, uint64_t begin, uint64_t end,
   end = AlignDown(end);
   if (reclaim_unsupported_ || begin >= end) return;
   if (*fd < 0 || *fd_file != file) {
-    if (*fd >= 0) close(*fd);
-    *fd = open(FileName(file).c_str(), O_WRONLY | O_CLOEXEC);
+    if (*fd >= 0) Env::Default()->Close(*fd);
+    *fd = Env::Default()->Open(FileName(file).c_str(), O_WRONLY | O_CLOEXEC, 0);
     *fd_file = file;
     if (*fd < 0) return;
   }
@@ -995,8 +1002,9 @@ void ValueLog::PunchLocked(uint32_t file, uint64_t begin, uint64_t end,
   // allocated) frees nothing.
   struct stat before, after;
   const bool counted = fstat(*fd, &before) == 0;
-  if (fallocate(*fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                static_cast<off_t>(begin), static_cast<off_t>(end - begin)) == 0) {
+  if (Env::Default()->Fallocate(*fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                static_cast<off_t>(begin),
+                                static_cast<off_t>(end - begin)) == 0) {
     if (counted && fstat(*fd, &after) == 0 && after.st_blocks < before.st_blocks) {
       *freed += static_cast<uint64_t>(before.st_blocks - after.st_blocks) * 512;
     }
@@ -1022,7 +1030,7 @@ uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
     dead->clear();
     return 0;
   }
-  if (flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
+  if (Env::Default()->Flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) dead->clear();  // no flock
     return 0;  // pinned: later
   }
@@ -1045,8 +1053,8 @@ uint64_t ValueLog::Reclaim(std::vector<ValuePointer>* dead) {
     open_range = true;
   }
   if (open_range) PunchLocked(file, begin, end, &fd, &fd_file, &freed);
-  if (fd >= 0) close(fd);
-  flock(readers_fd_, LOCK_UN);
+  if (fd >= 0) Env::Default()->Close(fd);
+  Env::Default()->Flock(readers_fd_, LOCK_UN);
   dead->clear();
   return freed;
 }
@@ -1063,7 +1071,7 @@ Status ValueLog::ReclaimAllBut(
     return Status::NotSupported("value log " + dir_ + ": no " +
                                 kReadersFileName + " file to lock readers out");
   }
-  if (flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
+  if (Env::Default()->Flock(readers_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return Status::Busy("value log " + dir_ +
                           ": a reader has the store open; try again after it ends");
@@ -1101,9 +1109,9 @@ Status ValueLog::ReclaimAllBut(
       }
       if (end > at) PunchLocked(file, at, end, &fd, &fd_file, bytes);
     }
-    if (fd >= 0) close(fd);
+    if (fd >= 0) Env::Default()->Close(fd);
   }
-  flock(readers_fd_, LOCK_UN);
+  Env::Default()->Flock(readers_fd_, LOCK_UN);
   return s;
 }
 

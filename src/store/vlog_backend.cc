@@ -20,6 +20,7 @@
 
 #include "store/backend.h"
 #include "store/value_log.h"
+#include "util/env.h"
 
 namespace sluice {
 namespace {
@@ -279,7 +280,7 @@ class VlogBackend final : public Backend {
     Status s = log_->Close();
     Status t = tree_->Close();
     tree_->SetDurabilityHook(nullptr);
-    if (pin_fd_ >= 0) close(pin_fd_);
+    if (pin_fd_ >= 0) Env::Default()->Close(pin_fd_);
     pin_fd_ = -1;
     return s.ok() ? t : s;
   }
@@ -356,7 +357,7 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   std::unique_ptr<ValueLog> log;
   Status s = ValueLog::Open(lo, dir, &log);
   if (!s.ok()) {
-    if (pin_fd >= 0) close(pin_fd);
+    if (pin_fd >= 0) Env::Default()->Close(pin_fd);
     return s;
   }
   // A location must never be durable before its value: whenever the tree

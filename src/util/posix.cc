@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/env.h"
+
 namespace sluice {
 namespace posix {
 
@@ -50,7 +52,7 @@ Status CreateDirs(const std::string& path) {
     pos = path.find('/', pos + 1);
     partial = path.substr(0, pos);
     if (partial.empty() || partial == "/") continue;
-    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (Env::Default()->Mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
       return Error("cannot create directory", partial, errno);
     }
   }
@@ -100,7 +102,7 @@ Status RemoveTree(const std::string& path) {
     return errno == ENOENT ? Status::OK() : Error("cannot stat", path, errno);
   }
   if (!S_ISDIR(st.st_mode)) {
-    if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    if (Env::Default()->Unlink(path.c_str()) != 0 && errno != ENOENT) {
       return Error("cannot remove", path, errno);
     }
     return Status::OK();
@@ -110,21 +112,21 @@ Status RemoveTree(const std::string& path) {
   for (size_t i = 0; s.ok() && i < names.size(); ++i) {
     s = RemoveTree(JoinPath(path, names[i]));
   }
-  if (s.ok() && rmdir(path.c_str()) != 0 && errno != ENOENT) {
+  if (s.ok() && Env::Default()->Rmdir(path.c_str()) != 0 && errno != ENOENT) {
     s = Error("cannot remove directory", path, errno);
   }
   return s;
 }
 
 Status ReadFile(const std::string& path, std::string* data) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  Env* env = Env::Default();
+  int fd = env->Open(path.c_str(), O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return Error("cannot open", path, errno);
   data->clear();
   char buf[4096];
   Status s;
   for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = env->Pread(fd, buf, sizeof buf, data->size());
     if (n < 0) {
       s = Error("cannot read", path, errno);
       break;
@@ -132,15 +134,14 @@ Status ReadFile(const std::string& path, std::string* data) {
     if (n == 0) break;
     data->append(buf, static_cast<size_t>(n));
   }
-  close(fd);
+  env->Close(fd);
   return s;
 }
 
 Status WriteAll(int fd, const void* buf, size_t n, const std::string& path) {
   const char* p = static_cast<const char*>(buf);
   while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
+    ssize_t w = Env::Default()->Write(fd, p, n);
     if (w < 0) return Error("cannot write", path, errno);
     p += w;
     n -= static_cast<size_t>(w);
@@ -149,11 +150,12 @@ Status WriteAll(int fd, const void* buf, size_t n, const std::string& path) {
 }
 
 Status SyncDir(const std::string& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  Env* env = Env::Default();
+  int fd = env->Open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return Error("cannot open directory", dir, errno);
   Status s;
-  if (fsync(fd) != 0) s = Error("cannot fsync directory", dir, errno);
-  close(fd);
+  if (env->Fsync(fd) != 0) s = Error("cannot fsync directory", dir, errno);
+  env->Close(fd);
   return s;
 }
 
@@ -166,16 +168,18 @@ static std::string DirName(const std::string& path) {
 
 Status WriteFileAtomic(const std::string& path, std::string_view data) {
   const std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  Env* env = Env::Default();
+  int fd =
+      env->Open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create", tmp, errno);
   Status s = WriteAll(fd, data.data(), data.size(), tmp);
-  if (s.ok() && fsync(fd) != 0) s = Error("cannot fsync", tmp, errno);
-  if (close(fd) != 0 && s.ok()) s = Error("cannot close", tmp, errno);
-  if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
+  if (s.ok() && env->Fsync(fd) != 0) s = Error("cannot fsync", tmp, errno);
+  if (env->Close(fd) != 0 && s.ok()) s = Error("cannot close", tmp, errno);
+  if (s.ok() && env->Rename(tmp.c_str(), path.c_str()) != 0) {
     s = Error("cannot rename to " + path + ":", tmp, errno);
   }
   if (s.ok()) s = SyncDir(DirName(path));
-  if (!s.ok()) unlink(tmp.c_str());
+  if (!s.ok()) env->Unlink(tmp.c_str());
   return s;
 }
 
