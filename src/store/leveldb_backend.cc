@@ -222,13 +222,12 @@ class LevelDBBackend : public Backend {
   Status Put(std::string_view key, std::string_view value) override {
     Status h = BeforeWrite();
     if (!h.ok()) return h;
-    return FromLevel(db_->Put(Sync(), ToSlice(key), ToSlice(value)), "put",
-                     dir_);
+    return Kept(db_->Put(Sync(), ToSlice(key), ToSlice(value)), "put");
   }
   Status Delete(std::string_view key) override {
     Status h = BeforeWrite();
     if (!h.ok()) return h;
-    return FromLevel(db_->Delete(Sync(), ToSlice(key)), "delete", dir_);
+    return Kept(db_->Delete(Sync(), ToSlice(key)), "delete");
   }
   Status Append(std::string_view, std::string_view) override {
     return Status::NotSupported("leveldb has no native append");
@@ -244,7 +243,7 @@ class LevelDBBackend : public Backend {
     }
     Status h = BeforeWrite();
     if (!h.ok()) return h;
-    return FromLevel(db_->Write(Sync(), &batch), "write", dir_);
+    return Kept(db_->Write(Sync(), &batch), "write");
   }
   void SetDurabilityHook(DurabilityHook hook) override {
     std::lock_guard<std::mutex> lock(hook_mu_);
@@ -263,7 +262,11 @@ class LevelDBBackend : public Backend {
     leveldb::WriteOptions w;
     w.sync = true;
     leveldb::WriteBatch empty;
-    return FromLevel(db_->Write(w, &empty), "flush", dir_);
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_.ok()) return error_;
+    }
+    return Kept(db_->Write(w, &empty), "flush");
   }
   Status Close() override {
     db_.reset();  // LevelDB's destructor waits for its background work
@@ -279,12 +282,30 @@ class LevelDBBackend : public Backend {
   // LevelDB logs every write, and replays its log after a crash: what a
   // write needs must be durable before it.
   Status BeforeWrite() {
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_.ok()) return error_;
+    }
     DurabilityHook hook;
     {
       std::lock_guard<std::mutex> lock(hook_mu_);
       hook = hook_;
     }
     return hook ? hook() : Status::OK();
+  }
+  // A write LevelDB could not finish leaves its log in a state it does not
+  // know: the log writer has counted the bytes as written, so the records
+  // after it would not line up, and a restart would stop reading the log
+  // there — losing later writes a barrier had acknowledged. The first
+  // failed write is therefore kept and returned by every later write and
+  // barrier, until the store is reopened.
+  Status Kept(const leveldb::Status& ls, const char* what) {
+    Status s = FromLevel(ls, what, dir_);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (error_.ok()) error_ = s;
+    }
+    return s;
   }
   leveldb::WriteOptions Sync() const {
     leveldb::WriteOptions w;
@@ -298,6 +319,8 @@ class LevelDBBackend : public Backend {
   std::unique_ptr<leveldb::Cache> cache_;
   std::unique_ptr<const leveldb::FilterPolicy> filter_;  // outlives db_
   std::unique_ptr<StoreThreadEnv> env_;  // outlives db_
+  std::mutex error_mu_;
+  Status error_;  // GUARDED_BY(error_mu_): the first failed write
   std::unique_ptr<leveldb::DB> db_;
   std::mutex hook_mu_;
   DurabilityHook hook_;  // GUARDED_BY(hook_mu_)

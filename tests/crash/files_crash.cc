@@ -17,6 +17,7 @@
 // "file version length" after each fsync that returned 0; a version's
 // bytes are a function of (seed, file, version) alone, so the checker
 // rebuilds them.
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +35,16 @@
 #include <string>
 #include <vector>
 
+#include "crash/crash_env.h"
 #include "crash/crash_util.h"
 #include "crash/kv_workload.h"
 #include "sluice/sluice.h"
 
 namespace {
 
+using sluice::crash::CrashEnv;
 using sluice::crash::EnvNumber;
+using sluice::crash::Mode;
 using sluice::crash::Mix;
 
 constexpr int kFiles = 6;
@@ -93,9 +98,9 @@ int Mount(const std::string& root, const std::string& opts, int writer) {
 // file and generation: (generation << 32) | n.
 int Writer(const std::string& root, const std::string& opts, uint64_t seed,
            uint64_t generation) {
+  CrashEnv crash_env(root);
   if (Mount(root, opts, 0) != 0) {
-    fprintf(stderr, "crash_files writer: mount: %s\n", sluice_errmsg());
-    return 1;
+    crash_env.Failed("crash_files writer: mount", sluice_errmsg());
   }
   uint64_t r = Mix(seed ^ generation);
   for (uint64_t n = 1;; ++n) {
@@ -107,24 +112,19 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
     dprintf(3, "b %llu\n", static_cast<unsigned long long>(n));
     const int fd = sluice_open(FileName(f).c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                0644);
-    if (fd < 0) {
-      fprintf(stderr, "crash_files writer: open: %s\n", sluice_errmsg());
-      return 1;
-    }
+    if (fd < 0) crash_env.Failed("crash_files writer: open", sluice_errmsg());
     // In chunks of up to 256 KiB, as an application writes a checkpoint.
     for (size_t done = 0; done < data.size();) {
       const size_t chunk = std::min<size_t>(data.size() - done,
                                             1 + Mix(r + done) % (256 << 10));
       if (sluice_write(fd, data.data() + done, chunk) != static_cast<ssize_t>(chunk)) {
-        fprintf(stderr, "crash_files writer: write: %s\n", sluice_errmsg());
-        return 1;
+        crash_env.Failed("crash_files writer: write", sluice_errmsg());
       }
       done += chunk;
     }
     const bool by_fsync = (r >> 40) & 1;
     if (by_fsync && sluice_fsync(fd) != 0) {
-      fprintf(stderr, "crash_files writer: fsync: %s\n", sluice_errmsg());
-      return 1;
+      crash_env.Failed("crash_files writer: fsync", sluice_errmsg());
     }
     if (by_fsync) {
       dprintf(3, "%d %llu %zu\n", f, static_cast<unsigned long long>(version),
@@ -133,9 +133,9 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
     // A close is not a durability point (as on any file system): only
     // an fsync is reported.
     if (sluice_close(fd) != 0) {
-      fprintf(stderr, "crash_files writer: close: %s\n", sluice_errmsg());
-      return 1;
+      crash_env.Failed("crash_files writer: close", sluice_errmsg());
     }
+    crash_env.Step();
   }
 }
 
@@ -162,13 +162,27 @@ bool IsPrefixOfAVersionOf(uint64_t seed, int f, uint64_t generation,
   return false;
 }
 
+// Whether `root` holds a writer's store (writer.*).
+bool HasWriterStores(const std::string& root) {
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (struct dirent* e = readdir(d)) {
+    found |= strncmp(e->d_name, "writer.", 7) == 0;
+  }
+  closedir(d);
+  return found;
+}
+
 int Run(const char* self, const std::string& root, const std::string& opts) {
   const uint64_t trials = EnvNumber("SLUICE_CRASH_TRIALS", 10);
   const uint64_t seed = EnvNumber("SLUICE_CRASH_SEED",
                                   static_cast<uint64_t>(time(nullptr)));
   const uint64_t max_ms = EnvNumber("SLUICE_CRASH_MAX_MS", 400);
-  printf("crash_files: %s options %s seed %llu trials %llu\n", root.c_str(),
-         opts.c_str(), static_cast<unsigned long long>(seed),
+  const Mode mode = sluice::crash::CrashMode();
+  printf("crash_files: %s options %s mode %s seed %llu trials %llu\n",
+         root.c_str(), opts.c_str(), sluice::crash::ModeName(mode),
+         static_cast<unsigned long long>(seed),
          static_cast<unsigned long long>(trials));
   fflush(stdout);
   if (system(("rm -rf '" + root + "' && mkdir -p '" + root + "'").c_str()) != 0) {
@@ -180,10 +194,16 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
   std::string seen[kFiles];
   bool present[kFiles] = {};
   uint64_t failures = 0, commits = 0;
+  uint64_t ends[3] = {};  // writers that ended by kPowerLost, kFaultSurfaced, kFaultSwallowed
   uint64_t rng = Mix(seed ^ 0xf11e5);
   for (uint64_t t = 1; t <= trials; ++t) {
     rng = Mix(rng);
-    const double delay = static_cast<double>((rng >> 8) % (max_ms * 1000)) / 1000;
+    // Under power and fault the writer ends itself; a minute is the limit.
+    const double delay =
+        mode != Mode::kKill
+            ? 60000.0
+            : static_cast<double>((rng >> 8) % (max_ms * 1000)) / 1000;
+    sluice::crash::PlanCrash(mode, Mix(rng ^ t), 600);
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return 2;
     const pid_t pid = fork();
@@ -195,10 +215,20 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
       _exit(127);
     }
     close(fds[1]);
-    usleep(static_cast<useconds_t>(delay * 1000));
-    kill(pid, SIGKILL);
     int status = 0;
-    waitpid(pid, &status, 0);
+    bool alone = false;
+    for (double left = delay; left > 0; left -= 5) {
+      usleep(static_cast<useconds_t>(std::min(left, 5.0) * 1000));
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        alone = true;
+        break;
+      }
+    }
+    if (!alone) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+    if (system(("rm -rf '" + root + ".stash'").c_str()) != 0) return 2;
     std::string reports;
     char buf[4096];
     for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) reports.append(buf, n);
@@ -206,8 +236,11 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
     std::string failure;
     uint64_t begun = 0;
     bool reported[kFiles] = {};
-    if (!WIFSIGNALED(status)) {
+    int code = 0;
+    if (!sluice::crash::ExpectedEnd(status, &code) || (alone && code == 0)) {
       failure = "the writer ended by itself (status " + std::to_string(status) + ")";
+    } else if (code != 0) {
+      ++ends[code - sluice::crash::kPowerLost];
     }
     size_t pos = 0;
     while (pos < reports.size()) {
@@ -227,6 +260,11 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
       }
       pos = nl + 1;
     }
+    // A power loss before anything was ever made durable may leave no
+    // file system at all, which is right.
+    bool anything = commits > 0;
+    for (int f = 0; f < kFiles; ++f) anything |= present[f];
+    if (failure.empty() && !anything && !HasWriterStores(root)) continue;
     if (failure.empty() && Mount(root, opts, SLUICE_READER) != 0) {
       failure = std::string("the root does not mount: ") + sluice_errmsg();
     }
@@ -286,8 +324,13 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
       break;  // what is committed is no longer known
     }
   }
-  printf("crash_files: %llu trials, %llu fsyncs reported; %llu failed\n",
-         static_cast<unsigned long long>(trials),
+  printf("crash_files: %llu trials (%s: %llu power losses, %llu faults "
+         "injected, %llu of them reported as errors), %llu fsyncs reported; "
+         "%llu failed\n",
+         static_cast<unsigned long long>(trials), sluice::crash::ModeName(mode),
+         static_cast<unsigned long long>(ends[0]),
+         static_cast<unsigned long long>(ends[1] + ends[2]),
+         static_cast<unsigned long long>(ends[1]),
          static_cast<unsigned long long>(commits),
          static_cast<unsigned long long>(failures));
   return failures == 0 ? 0 : 1;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sluice/kv.h"
+#include "crash/crash_env.h"
 #include "crash/crash_util.h"
 #include "crash/kv_workload.h"
 
@@ -62,12 +63,10 @@ void Report(int fd, uint64_t word) {
 int Writer(const std::string& dir, const std::string& opts, uint64_t seed,
            uint64_t start) {
   const int out = 3;
+  CrashEnv crash_env(dir);
   std::unique_ptr<Store> store;
   Status s = OpenStore(dir, opts, &store);
-  if (!s.ok()) {
-    fprintf(stderr, "crash_kv writer: open: %s\n", s.ToString().c_str());
-    return 1;
-  }
+  if (!s.ok()) crash_env.Failed("crash_kv writer: open", s.ToString());
   for (uint64_t i = start; s.ok(); ++i) {
     Report(out, i);
     const Op op = MakeOp(seed, i);
@@ -87,9 +86,9 @@ int Writer(const std::string& dir, const std::string& opts, uint64_t seed,
         if (s.ok()) Report(out, (i + 1) | kBarrierDone);
         break;
     }
+    if (s.ok()) crash_env.Step();
   }
-  fprintf(stderr, "crash_kv writer: %s\n", s.ToString().c_str());
-  return 1;
+  crash_env.Failed("crash_kv writer", s.ToString());
 }
 
 double NowSeconds() {
@@ -102,6 +101,7 @@ struct Progress {
   uint64_t started = 0;   // ops the writer began: [start, started)
   uint64_t barrier = 0;   // ops covered by the last completed barrier
   bool any = false;
+  int exit_code = 0;      // 0: killed; else a WriterExit
 };
 
 void Absorb(int fd, Progress* p) {
@@ -165,7 +165,8 @@ bool RunWriter(const char* self, const std::string& dir,
   }
   Absorb(fds[0], p);
   close(fds[0]);
-  if (alone || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+  if (!ExpectedEnd(status, &p->exit_code) ||
+      (alone && p->exit_code == 0)) {
     *why = "the writer ended by itself (status " + std::to_string(status) +
            ") before it was killed";
     return false;
@@ -214,8 +215,10 @@ int Run(const char* self, const std::string& dir, const std::string& opts) {
   const uint64_t max_ms = EnvNumber("SLUICE_CRASH_MAX_MS", 300);
   const uint64_t max_ops = EnvNumber("SLUICE_CRASH_MAX_OPS", 1500);
   const uint64_t fresh_every = EnvNumber("SLUICE_CRASH_FRESH_EVERY", 8);
-  printf("crash_kv: %s options %s seed %llu trials %llu\n", dir.c_str(),
-         opts.c_str(), static_cast<unsigned long long>(seed),
+  const Mode mode = CrashMode();
+  printf("crash_kv: %s options %s mode %s seed %llu trials %llu\n",
+         dir.c_str(), opts.c_str(), ModeName(mode),
+         static_cast<unsigned long long>(seed),
          static_cast<unsigned long long>(trials));
   fflush(stdout);
   uint64_t rng = Mix(seed ^ 0x5eed);
@@ -223,6 +226,7 @@ int Run(const char* self, const std::string& dir, const std::string& opts) {
   uint64_t resume = 0;
   uint64_t failures = 0, lost = 0, wrong = 0, unopened = 0, barriers = 0;
   uint64_t ops = 0;
+  uint64_t ends[3] = {};  // writers that ended by kPowerLost, kFaultSurfaced, kFaultSwallowed
   for (uint64_t t = 0; t < trials; ++t) {
     const bool fresh = t % fresh_every == 0;
     if (fresh) {
@@ -232,17 +236,28 @@ int Run(const char* self, const std::string& dir, const std::string& opts) {
     }
     rng = Mix(rng);
     // Fresh stores are killed early half the time: during their creation.
-    const bool by_op = !fresh && (rng & 2);
-    const uint64_t span = by_op ? 60000 : fresh && (rng & 1) ? 60 : max_ms;
-    const double delay = static_cast<double>((rng >> 8) % (span * 1000)) / 1000;
+    const bool by_op = mode == Mode::kKill && !fresh && (rng & 2);
+    const uint64_t span = mode != Mode::kKill ? 0
+                          : by_op            ? 60000
+                          : fresh && (rng & 1) ? 60
+                                             : max_ms;
+    // Under power and fault the writer ends itself; a minute is the limit.
+    const double delay =
+        span == 0 ? 60000.0
+                  : static_cast<double>((rng >> 8) % (span * 1000)) / 1000;
     const uint64_t kill_at =
         by_op ? resume + (rng >> 24) % (max_ops + 1) : UINT64_MAX;
+    PlanCrash(mode, Mix(rng ^ t), 2000);
     Progress p;
     p.barrier = resume;
     p.started = resume;
     std::string why;
     bool ok =
         RunWriter(self, dir, opts, seed, resume, delay, kill_at, &p, &why);
+    if (p.exit_code >= kPowerLost && p.exit_code <= kFaultSwallowed) {
+      ++ends[p.exit_code - kPowerLost];
+    }
+    if (system(("rm -rf '" + dir + ".stash'").c_str()) != 0) return 2;
     std::string failure;
     std::map<int, std::string> actual;
     std::string errors;
@@ -333,10 +348,14 @@ int Run(const char* self, const std::string& dir, const std::string& opts) {
     // The model now holds the state after `found` ops.
     resume = found;
   }
-  printf("crash_kv: %llu trials, %llu ops, %llu with a barrier; %llu failed: "
-         "%llu committed bytes lost, %llu keys wrong, %llu stores that did "
-         "not open\n",
-         static_cast<unsigned long long>(trials),
+  printf("crash_kv: %llu trials (%s: %llu power losses, %llu faults "
+         "injected, %llu of them reported as errors), %llu ops, %llu with a "
+         "barrier; %llu failed: %llu committed bytes lost, %llu keys wrong, "
+         "%llu stores that did not open\n",
+         static_cast<unsigned long long>(trials), ModeName(mode),
+         static_cast<unsigned long long>(ends[0]),
+         static_cast<unsigned long long>(ends[1] + ends[2]),
+         static_cast<unsigned long long>(ends[1]),
          static_cast<unsigned long long>(ops),
          static_cast<unsigned long long>(barriers),
          static_cast<unsigned long long>(failures),

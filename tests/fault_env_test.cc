@@ -1,0 +1,244 @@
+// The fault-injection Env itself (what a power loss keeps, what a fault
+// does), and the store over it: a power loss keeps every barrier, an
+// injected error is never reported as success.
+#include "fault_env.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "sluice/kv.h"
+#include "test_util.h"
+
+namespace sluice {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+// Installs a FaultEnv as the default for a test's lifetime.
+class FaultEnvTest : public ::testing::Test {
+ protected:
+  FaultEnvTest() : env_(dir_.Sub("stash")) { old_ = Env::SetDefault(&env_); }
+  ~FaultEnvTest() override { Env::SetDefault(old_); }
+  void WriteAt(int fd, const std::string& data, off_t at) {
+    ASSERT_EQ(env_.Pwrite(fd, data.data(), data.size(), at),
+              static_cast<ssize_t>(data.size()));
+  }
+
+  test::TempDir dir_;
+  test::FaultEnv env_;
+  Env* old_;
+};
+
+TEST_F(FaultEnvTest, PowerLossKeepsWhatWasSyncedAndNothingElse) {
+  const std::string a = dir_.Sub("a"), b = dir_.Sub("b");
+  int fd = env_.Open(a.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  WriteAt(fd, "synced-synced", 0);
+  ASSERT_EQ(env_.Fdatasync(fd), 0);
+  WriteAt(fd, "LOST", 0);        // overwrite
+  WriteAt(fd, "-appended", 13);  // grow
+  ASSERT_EQ(env_.Close(fd), 0);
+  int fb = env_.Open(b.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fb, 0);
+  WriteAt(fb, "never synced", 0);
+  ASSERT_EQ(env_.Close(fb), 0);
+  ASSERT_EQ(Slurp(a), "LOSTed-synced-appended");
+  ASSERT_TRUE(env_.DropUnsynced().ok());
+  EXPECT_EQ(Slurp(a), "synced-synced");
+  EXPECT_FALSE(Exists(b)) << "a file created after the last sync survived";
+  // The machine is off: every call fails.
+  EXPECT_LT(env_.Open(a.c_str(), O_RDONLY | O_CLOEXEC, 0), 0);
+  EXPECT_EQ(errno, EIO);
+}
+
+TEST_F(FaultEnvTest, PowerLossUndoesNameOperationsAfterTheLastSync) {
+  const std::string a = dir_.Sub("a"), b = dir_.Sub("b"), c = dir_.Sub("c");
+  for (const std::string& p : {a, b}) {
+    int fd = env_.Open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    WriteAt(fd, "content of " + p, 0);
+    ASSERT_EQ(env_.Fsync(fd), 0);
+    ASSERT_EQ(env_.Close(fd), 0);
+  }
+  ASSERT_EQ(env_.Rename(a.c_str(), b.c_str()), 0);  // replaces b
+  ASSERT_EQ(env_.Mkdir(c.c_str(), 0755), 0);
+  ASSERT_TRUE(env_.DropUnsynced().ok());
+  EXPECT_EQ(Slurp(a), "content of " + a);
+  EXPECT_EQ(Slurp(b), "content of " + b);
+  EXPECT_FALSE(Exists(c));
+}
+
+TEST_F(FaultEnvTest, ASyncMakesEarlierNameOperationsDurable) {
+  const std::string a = dir_.Sub("a"), b = dir_.Sub("b");
+  int fd = env_.Open(a.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  WriteAt(fd, "data", 0);
+  ASSERT_EQ(env_.Fsync(fd), 0);
+  ASSERT_EQ(env_.Close(fd), 0);
+  ASSERT_EQ(env_.Unlink(a.c_str()), 0);
+  int fb = env_.Open(b.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_EQ(env_.Fsync(fb), 0);  // commits the unlink and the create
+  ASSERT_EQ(env_.Close(fb), 0);
+  ASSERT_TRUE(env_.DropUnsynced().ok());
+  EXPECT_FALSE(Exists(a));
+  EXPECT_TRUE(Exists(b));
+}
+
+TEST_F(FaultEnvTest, InjectsTheNthCallAndCutsWritesShort) {
+  const std::string a = dir_.Sub("a");
+  int fd = env_.Open(a.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  env_.InjectAt(1, test::FaultEnv::kWrite, ENOSPC, /*short_write=*/true);
+  WriteAt(fd, "first", 0);
+  EXPECT_EQ(env_.Pwrite(fd, "0123456789", 10, 5), 5);  // cut short
+  EXPECT_EQ(env_.Pwrite(fd, "56789", 5, 10), -1);      // then the error
+  EXPECT_EQ(errno, ENOSPC);
+  EXPECT_EQ(env_.injected(), 1u);
+  WriteAt(fd, "56789", 10);  // one fault only
+  EXPECT_EQ(Slurp(a), "first0123456789");
+  env_.InjectAt(0, test::FaultEnv::kSync, EIO);
+  EXPECT_EQ(env_.Fsync(fd), -1);
+  EXPECT_EQ(errno, EIO);
+  ASSERT_EQ(env_.Close(fd), 0);
+}
+
+class StoreOverFaultEnv : public FaultEnvTest,
+                          public ::testing::WithParamInterface<const char*> {
+ protected:
+  StoreOptions Options() {
+    StoreOptions o;
+    EXPECT_TRUE(o.SetAll(GetParam()).ok());
+    o.write_buffer_size = 256 << 10;
+    return o;
+  }
+};
+
+// Values large enough for the value log, small ones for the tree, and
+// enough of them that the tree flushes on its own.
+std::string Value(int i, int gen) {
+  return test::Pattern(i * 1000 + gen, i % 3 == 0 ? 20000 : 100);
+}
+
+TEST_P(StoreOverFaultEnv, APowerLossKeepsTheLastBarrier) {
+  const std::string path = dir_.Sub("store");
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(Options(), path, &store).ok());
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_TRUE(store->Put("k" + std::to_string(i), Value(i, 0)).ok());
+    }
+    ASSERT_TRUE(store->WriteBarrier().ok());
+    for (int i = 0; i < 200; ++i) {  // overwrites, never made durable
+      ASSERT_TRUE(store->Put("k" + std::to_string(i), Value(i, 1)).ok());
+    }
+    ASSERT_TRUE(env_.DropUnsynced().ok());
+    store->Close();  // fails: the machine is off
+  }
+  Env::SetDefault(old_);
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(), path, &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int i = 0; i < 200; ++i) {
+    std::string v;
+    s = store->Get("k" + std::to_string(i), &v);
+    ASSERT_TRUE(s.ok()) << "k" << i << ": " << s.ToString();
+    EXPECT_TRUE(v == Value(i, 0) || v == Value(i, 1)) << "k" << i;
+  }
+}
+
+TEST_P(StoreOverFaultEnv, AnInjectedErrorIsNeverASuccessfulBarrier) {
+  const std::string path = dir_.Sub("store");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(Options(), path, &store).ok());
+  const uint64_t before = env_.calls(test::FaultEnv::kWrite);
+  env_.InjectAt(0, test::FaultEnv::kWrite | test::FaultEnv::kSync, EIO);
+  Status s;
+  for (int i = 0; i < 50 && s.ok(); ++i) {
+    s = store->Put("k" + std::to_string(i), Value(i, 0));
+  }
+  if (s.ok()) s = store->WriteBarrier();
+  EXPECT_GT(env_.calls(test::FaultEnv::kWrite), before);
+  EXPECT_EQ(env_.injected(), 1u);
+  EXPECT_FALSE(s.ok()) << "the fault was swallowed";
+  EXPECT_FALSE(store->WriteBarrier().ok()) << "a later barrier forgot it";
+}
+
+// A write the tree could not finish (its log, or a table) is an error of
+// that call and of every later barrier, and what earlier barriers made
+// durable is still there after a power loss. LevelDB's log writer counts
+// a failed record as written: a later barrier that succeeded made records
+// that a restart could not read past.
+TEST_P(StoreOverFaultEnv, AFailedTreeWriteFailsEveryLaterBarrier) {
+  const std::string path = dir_.Sub("store");
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(Options(), path, &store).ok());
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(store->Put("k" + std::to_string(i), Value(i, 0)).ok());
+    }
+    ASSERT_TRUE(store->WriteBarrier().ok());
+    const std::string tree =
+        std::string(GetParam()).find("leveldb") != std::string::npos
+            ? "/leveldb/"
+            : "/rocksdb/";
+    env_.InjectAt(0, test::FaultEnv::kWrite, EIO, false, tree);
+    Status s;
+    for (int round = 0; round < 3; ++round) {
+      for (int i = 0; i < 200; ++i) {
+        store->Put("k" + std::to_string(i), Value(i, 1 + round)).ok();
+      }
+      s = store->WriteBarrier();
+      if (env_.injected() > 0) break;
+    }
+    ASSERT_EQ(env_.injected(), 1u) << "no write of the tree was made";
+    // The barrier that met the fault, or the next one, fails; none after.
+    if (s.ok()) s = store->WriteBarrier();
+    EXPECT_FALSE(s.ok()) << env_.fault();
+    for (int i = 0; i < 20; ++i) store->Put("z" + std::to_string(i), "v").ok();
+    EXPECT_FALSE(store->WriteBarrier().ok()) << "a barrier after the failed "
+                                                "write succeeded: "
+                                             << env_.fault();
+    ASSERT_TRUE(env_.DropUnsynced().ok());
+    store->Close();
+  }
+  Env::SetDefault(old_);
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(), path, &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int i = 0; i < 20; ++i) {
+    std::string v;
+    s = store->Get("k" + std::to_string(i), &v);
+    ASSERT_TRUE(s.ok()) << "k" << i << ": " << s.ToString();
+    EXPECT_TRUE(v == Value(i, 0) || v == Value(i, 1) || v == Value(i, 2) ||
+                v == Value(i, 3))
+        << "k" << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, StoreOverFaultEnv,
+                         ::testing::Values("backend=rocksdb", "backend=leveldb",
+                                           "backend=rocksdb,wal=1",
+                                           "backend=leveldb,wal=1",
+                                           "backend=rocksdb,layout=lsm"),
+                         test::OptionsParamName());
+
+}  // namespace
+}  // namespace sluice
