@@ -46,6 +46,7 @@ struct Mount {
 struct Handle {
   std::unique_ptr<File> file;
   bool append = false;
+  bool writable = false;
 };
 
 Mount* Ctx() { return static_cast<Mount*>(fuse_get_context()->private_data); }
@@ -105,6 +106,7 @@ int OpenWith(const char* path, int flags, mode_t mode, fuse_file_info* fi) {
   Status s = Ctx()->fs->OpenFile(path, flags & keep, mode & 07777, &h->file);
   if (!s.ok()) return Err(s);
   h->append = flags & O_APPEND;
+  h->writable = (flags & O_ACCMODE) != O_RDONLY;
   fi->fh = reinterpret_cast<uintptr_t>(h.release());
   return 0;
 }
@@ -144,6 +146,18 @@ int Fsync(const char*, int, fuse_file_info* fi) {
 int FsyncDir(const char*, int, fuse_file_info*) {
   if (Ctx()->read_only) return 0;
   Status s = Ctx()->fs->Sync();
+  return s.ok() ? 0 : Err(s);
+}
+
+// Every close(2) of a descriptor (and each of its dups) comes here first,
+// and its result is close's: the release that follows the last one comes
+// after close has returned, and its errors reach no one. So a handle that
+// may have written makes its data durable here, as fsync does; the
+// release then only marks the file complete.
+int Flush(const char*, fuse_file_info* fi) {
+  Handle* h = H(fi);
+  if (!h->writable) return 0;
+  Status s = h->file->Sync();
   return s.ok() ? 0 : Err(s);
 }
 
@@ -223,6 +237,7 @@ fuse_operations Operations() {
   ops.write = Write;
   ops.fsync = Fsync;
   ops.fsyncdir = FsyncDir;
+  ops.flush = Flush;
   ops.release = Release;
   ops.truncate = Truncate;
   ops.mkdir = Mkdir;

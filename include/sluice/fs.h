@@ -139,8 +139,20 @@ class SLUICE_EXPORT File {
   virtual Status Sync() = 0;
   virtual Status Stat(FileInfo* info) = 0;
   virtual const std::string& path() const = 0;
-  // Writes buffered data and the file checksum. Idempotent.
+  // Writes buffered data and the file checksum, marks the file complete
+  // when this was its last open handle, and makes it durable, as Sync
+  // does: an error means the file may not be what was written, and it is
+  // then not complete. Idempotent.
   virtual Status Close() = 0;
+  // Marks the file incomplete, durably (a write barrier), as a change
+  // would until the next Close. For a handle that carries on after
+  // another closed the file while the file stayed open elsewhere: the
+  // interposer closes its files before fork and exec, and the program's
+  // descriptor reopens its file at its next use; a failure before the
+  // program's own close must not leave the file as that earlier close
+  // left it, complete. The default (files that cannot be written) does
+  // nothing.
+  virtual Status MarkOpen();
 };
 
 class SLUICE_EXPORT FileSystem {

@@ -21,6 +21,7 @@
 namespace sluice {
 
 File::~File() = default;
+Status File::MarkOpen() { return Status::OK(); }
 FileSystem::~FileSystem() = default;
 
 Status NormalizePath(const std::string& path, std::string* out) {
@@ -155,6 +156,7 @@ class WriterFile final : public File {
   }
   const std::string& path() const override { return path_; }
   Status Close() override;
+  Status MarkOpen() override;
 
  private:
   Status CheckOpen(bool write) const {
@@ -554,17 +556,22 @@ class WriterFs : public FileSystem {
     return s;
   }
 
+  // Ends a handle of `st`: its last one finishes the file and marks it
+  // closed; then everything is made durable.
   Status Release(const std::shared_ptr<OpenInode>& st) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return Status::OK();  // Close finished every open file
     Status s;
-    if (--st->opens == 0) {
-      std::lock_guard<std::mutex> ilock(st->mu);
-      s = st->unlinked ? store_->DeleteFile(st->inode.ino)
-                       : Finish(st.get(), true);
-      open_.erase(st->inode.ino);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_) return Status::OK();  // Close finished every open file
+      if (--st->opens == 0) {
+        std::lock_guard<std::mutex> ilock(st->mu);
+        s = st->unlinked ? store_->DeleteFile(st->inode.ino)
+                         : Finish(st.get(), true);
+        open_.erase(st->inode.ino);
+      }
     }
-    return s;
+    if (!s.ok()) return s;
+    return store_->store()->WriteBarrier();
   }
 
  private:
@@ -815,6 +822,24 @@ Status WriterFile::Close() {
     cursor_ = Cursor();  // its iterator must not outlive the store
   }
   return fs_->Release(st_);
+}
+
+Status WriterFile::MarkOpen() {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    if (!(st_->inode.flags & kUnclosed)) {
+      Inode inode = st_->inode;
+      inode.flags |= kUnclosed;
+      WriteBatch b;
+      FsStore::PutInode(&b, inode);
+      s = fs_->store()->Write(b);
+      if (!s.ok()) return s;
+      st_->inode = inode;
+    }
+  }
+  return fs_->store()->store()->WriteBarrier();
 }
 
 }  // namespace

@@ -428,7 +428,6 @@ int DoSync(int fd) {
       Status s = SyncNamespaceLocked();
       return s.ok() ? 0 : Fail(s);
     }
-    if (!Writable(d)) return 0;
     Status s = d->file->Sync();
     return s.ok() ? 0 : Fail(s);
   });
@@ -599,6 +598,10 @@ EXPORT int close(int fd) {
   {
     Session session;
     r = DropLocked(fd);
+    // The last stored file closed lets the store go: its error is the
+    // close's too.
+    Status s = MaybeReleaseLocked();
+    if (r == 0 && !s.ok()) r = Fail(s);
     if (r < 0) e = errno;
   }
   real_close(fd);

@@ -602,7 +602,14 @@ Status Attach(Desc* d) {
                   &fs);
   if (!s.ok()) return s;
   Inside inside;
-  if (!d->pending) return fs->OpenFile(d->path, acc, 0, &d->file);
+  if (!d->pending) {
+    // A descriptor this process (or the one before exec) had closed its
+    // file under, at a release: the file is open again, incomplete until
+    // the program closes it.
+    s = fs->OpenFile(d->path, acc, 0, &d->file);
+    if (s.ok() && acc != O_RDONLY) s = d->file->MarkOpen();
+    return s;
+  }
   // An open made before exec: carry it out now, once.
   s = fs->OpenFile(d->path, acc | (d->flags & kOpenOnly), d->mode, &d->file);
   if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
@@ -622,27 +629,33 @@ Status Attach(Desc* d) {
   return Status::OK();
 }
 
-void ReleaseLocked() {
+Status ReleaseLocked() {
   Inside inside;
+  Status first;
   for (Desc* d : S->descs) {
     if (!d->file) continue;
     Status s = d->file->Close();
     if (!s.ok() && d->error.ok()) d->error = s;
+    if (!s.ok() && first.ok()) first = s;
     d->file.reset();
   }
   if (S->fs) {
     Status s = S->fs->Close();
-    if (!s.ok()) Say("closing the store: " + s.ToString());
+    if (!s.ok()) {
+      Say("closing the store: " + s.ToString());
+      if (first.ok()) first = s;
+    }
     S->fs.reset();
   }
+  return first;
 }
 
-void MaybeReleaseLocked() {
-  if (!S || !S->fs) return;
+Status MaybeReleaseLocked() {
+  if (!S || !S->fs) return Status::OK();
   for (const Desc* d : S->descs) {
-    if (d->file) return;
+    if (d->file) return Status::OK();
   }
-  ReleaseLocked();
+  return ReleaseLocked();
 }
 
 void Release() {

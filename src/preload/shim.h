@@ -112,13 +112,15 @@ Status Attach(Desc* d);
 // Makes what this process changed in the namespace durable (g_mu held): a
 // barrier of its writer view, when it has one open (fsync of a directory).
 Status SyncNamespaceLocked();
-// Flushes and closes every open file and the store, keeping descriptors.
-void ReleaseLocked();
+// Flushes and closes every open file and the store, keeping descriptors
+// (their files reopen at their next use); returns the first error, which
+// a file's descriptor also reports at its next call.
+Status ReleaseLocked();
 void Release();
 // Releases the store when no stored file is open (g_mu held): a process
 // holds the store only while it uses it, and what it wrote is in the store
 // when its last stored file closes, even if it then ends with _exit.
-void MaybeReleaseLocked();
+Status MaybeReleaseLocked();
 
 // g_mu for one call on stored files; at its end the store is let go when
 // nothing holds it.
