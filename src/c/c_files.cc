@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,6 +103,22 @@ T Guard(T failed, F body) {
   return failed;
 }
 
+// At exit, with the file system still mounted: the files the program
+// left open are closed (and so complete), as the kernel closes a process's
+// descriptors.
+void CloseAllAtExit() {
+  std::lock_guard<std::mutex> lock(table_mu);
+  for (auto& d : table) {
+    if (!d) continue;
+    Status s = d->file->Close();
+    if (!s.ok()) {
+      fprintf(stderr, "sluice: closing %s at exit: %s\n",
+              d->file->path().c_str(), s.ToString().c_str());
+    }
+  }
+  table.clear();
+}
+
 }  // namespace
 
 extern "C" {
@@ -114,6 +131,7 @@ int sluice_mount(const char* root, int writer, const sluice_options_t* o) {
       options.store = o->rep;
       options.extent_bytes = o->extent_bytes;
     }
+    sluice::fs::SetBeforeExit(CloseAllAtExit);
     return Fail(sluice::fs::Mount(options, root, writer));
   });
 }

@@ -16,6 +16,9 @@ Status Unmount();
 // The mounted file system, or null. Stays valid until Unmount; callers
 // hold the returned reference while they use it.
 std::shared_ptr<FileSystem> Mounted();
+// `hook` runs at exit, before a file system still mounted is closed (the
+// C API closes its open files there).
+void SetBeforeExit(void (*hook)());
 
 }  // namespace fs
 }  // namespace sluice
