@@ -11,7 +11,7 @@ section() {  # the names in one [section] of the list
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 section interposed > "$tmp/interposed"
-cat <(section cookie) <(section kernel) | sort -u > "$tmp/served"
+section cookie > "$tmp/served"
 nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" || $2 == "i" {print $3}' |
   sed 's/@.*//' | sort -u > "$tmp/exported"
 nm -D "$libc" | awk '{print $NF}' | sed 's/@.*//' | sort -u > "$tmp/libc"

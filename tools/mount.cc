@@ -196,8 +196,12 @@ int Rename(const char* from, const char* to, unsigned int flags) {
   return s.ok() ? 0 : Err(s);
 }
 
-// Owners are not kept: chown succeeds on an existing path and changes
-// nothing. Modes and times are the file layer's.
+// Owners are not kept: chown to the owner getattr reports (or -1) succeeds
+// on an existing path, to any other fails with EPERM. Modes and times are
+// the file layer's. Extended attributes are not kept either: with no
+// xattr operations, the kernel answers EOPNOTSUPP. Locks (flock, fcntl)
+// are the kernel's own on the mount (no lock operations either): they
+// exclude the processes that use this mount.
 int SetAttrOf(const char* path, fuse_file_info* fi, const SetAttrs& a) {
   if (Ctx()->read_only) return -EROFS;
   const std::string p = path ? path : fi && fi->fh ? H(fi)->file->path() : "";
@@ -207,9 +211,13 @@ int SetAttrOf(const char* path, fuse_file_info* fi, const SetAttrs& a) {
 int Chmod(const char* path, mode_t mode, fuse_file_info* fi) {
   return SetAttrOf(path, fi, ModeAttrs(mode));
 }
-int Chown(const char* path, uid_t, gid_t, fuse_file_info* fi) {
+int Chown(const char* path, uid_t uid, gid_t gid, fuse_file_info* fi) {
   struct stat st;
-  return GetAttr(path, &st, fi);  // succeeds where the path exists
+  const int r = GetAttr(path, &st, fi);
+  if (r != 0) return r;
+  const bool same = (uid == static_cast<uid_t>(-1) || uid == Ctx()->uid) &&
+                    (gid == static_cast<gid_t>(-1) || gid == Ctx()->gid);
+  return same ? 0 : -EPERM;
 }
 int Utimens(const char* path, const timespec t[2], fuse_file_info* fi) {
   return SetAttrOf(path, fi, TimeAttrs(t));

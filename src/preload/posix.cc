@@ -690,7 +690,9 @@ int DoFcntl(int fd, int cmd, void* arg) {
     RewriteHeaderLocked(fd, d);
     return 0;
   }
-  return real_fcntl(fd, cmd, arg);  // FD_CLOEXEC, locks: the placeholder's
+  int locked;
+  if (LockFcntl(fd, cmd, arg, &locked) == 0) return locked;
+  return real_fcntl(fd, cmd, arg);  // FD_CLOEXEC: the placeholder's
 }
 EXPORT int fcntl(int fd, int cmd, ...) {
   va_list ap;
@@ -814,9 +816,10 @@ EXPORT int eaccess(const char* path, int mode) {
   return r == 1 ? real_eaccess(path, mode) : r;
 }
 
-// Owners are not kept for stored files: chown and friends succeed on a
-// stored path that exists and change nothing. Modes and times are the file
-// layer's (SetAttr, on the writer view: a writer changes its own store).
+// Owners are not kept for stored files: chown and friends on a stored
+// path that exists succeed when they change nothing (ChownStored), else
+// EPERM. Modes and times are the file layer's (SetAttr, on the writer
+// view: a writer changes its own store).
 int Exists(int dirfd, const char* path, int flags) {
   struct stat st;
   return DoFstatat(dirfd, path, &st, flags);
@@ -870,18 +873,19 @@ EXPORT int fchmod(int fd, mode_t mode) {
 EXPORT int chown(const char* path, uid_t u, gid_t g) {
   SLUICE_REAL(chown);
   int r = Exists(AT_FDCWD, path, 0);
-  return r == 1 ? real_chown(path, u, g) : r;
+  return r == 1 ? real_chown(path, u, g) : r < 0 ? r : ChownStored(u, g);
 }
 EXPORT int lchown(const char* path, uid_t u, gid_t g) {
   SLUICE_REAL(lchown);
   int r = Exists(AT_FDCWD, path, 0);
-  return r == 1 ? real_lchown(path, u, g) : r;
+  return r == 1 ? real_lchown(path, u, g) : r < 0 ? r : ChownStored(u, g);
 }
 EXPORT int fchownat(int dirfd, const char* path, uid_t u, gid_t g,
                     int flags) {
   SLUICE_REAL(fchownat);
   int r = Exists(dirfd, path, flags & AT_EMPTY_PATH);
-  return r == 1 ? real_fchownat(dirfd, path, u, g, flags) : r;
+  return r == 1 ? real_fchownat(dirfd, path, u, g, flags)
+                : r < 0 ? r : ChownStored(u, g);
 }
 EXPORT int utimensat(int dirfd, const char* path, const struct timespec t[2],
                      int flags) {

@@ -770,7 +770,10 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
 
 int DropLocked(int fd) {
   Desc* d = g_fds[fd].exchange(nullptr, std::memory_order_acq_rel);
-  if (!d || --d->refs > 0) return 0;
+  if (!d) return 0;
+  const bool last = --d->refs == 0;
+  LocksOnDropLocked(d, last);
+  if (!last) return 0;
   Status s = d->error;
   if (d->file) {
     Inside inside;

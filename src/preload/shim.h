@@ -67,6 +67,7 @@ struct Desc {
   bool pending = false;  // opened before exec in a forked child: not yet done
   mode_t mode = 0;       // for a pending O_CREAT
   ino_t key = 0;      // the placeholder's inode: dups share it
+  int lock_fd = -1;   // the lock file, for flock and OFD locks (locks.cc)
   std::unique_ptr<File> file;
   Status error;       // a flush that failed at release: the next call says so
 };
@@ -146,6 +147,17 @@ int DropLocked(int fd);
 void RewriteHeaderLocked(int fd, Desc* d);
 // Records newfd as a duplicate of oldfd's Desc (g_mu held).
 void DupLocked(int oldfd, int newfd);
+
+// Locks on stored files (locks.cc): fcntl's lock commands (F_SETLK,
+// F_SETLKW, F_GETLK, F_OFD_*) on our descriptor; 1 when `cmd` is not one.
+int LockFcntl(int fd, int cmd, void* arg, int* result);
+// The process's POSIX locks of d's file go at any close of a descriptor of
+// it, and d's own lock file at its last (g_mu held).
+void LocksOnDropLocked(Desc* d, bool last);
+
+// Stored files keep no owner (attrs.cc): 0 when chown to (u, g) changes
+// nothing (-1, or the owner stat reports), else -1 with EPERM.
+int ChownStored(uid_t u, gid_t g);
 
 void FillStat(const FileInfo& fi, struct stat* st);
 // Stat of a path in the file system (g_mu held). The mount root is a
