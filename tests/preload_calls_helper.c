@@ -1,5 +1,8 @@
 /* Calls on stored files for preload_calls_test.sh, through the interposer
- * or a FUSE mount.
+ * or a FUSE mount. Built twice: with -D_FILE_OFFSET_BITS=64 (preadv is
+ * then glibc's preadv64, preadv2 its preadv64v2) and without.
+ *   io FILE              the vector calls, AIO, raw system calls on the
+ *                        placeholder; "ok NAME" or "FAIL NAME: ..." each
  *   hold FILE KIND       KIND flock, posix, ofd or lockf: reads commands
  *                        "lock" and "unlock" from stdin, answers "locked"
  *                        (exclusive, once it has it) or "unlocked"
@@ -10,15 +13,133 @@
  *   owner FILE           fchown, chown, xattrs: the errno of each
  */
 #define _GNU_SOURCE
+#include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+static int failed = 0;
+
+static void check(int ok, const char* name, const char* what) {
+  if (ok) {
+    printf("ok %s\n", name);
+  } else {
+    printf("FAIL %s: %s\n", name, what);
+    failed = 1;
+  }
+}
+
+static void check_bytes(const char* name, const char* got, size_t n,
+                        const char* want) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "got '%.*s' (%zu bytes), want '%s'", (int)n,
+           got, n, want);
+  check(n == strlen(want) && memcmp(got, want, n) == 0, name, msg);
+}
+
+static void check_errno(const char* name, long r, int want) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "returned %ld, errno %s; want -1, errno %s", r,
+           r < 0 ? strerror(errno) : "-", strerror(want));
+  check(r == -1 && errno == want, name, msg);
+}
+
+static int io(const char* path) {
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    perror(path);
+    return 1;
+  }
+  const char* base = "0123456789abcdefghij";
+  if (write(fd, base, 20) != 20) {
+    perror("write");
+    return 1;
+  }
+  char a[16], b[16];
+  struct iovec v[2] = {{a, 3}, {b, 4}};
+  ssize_t n = preadv(fd, v, 2, 5);
+  memcpy(a + 3, b, 4);
+  check_bytes("preadv", a, n < 0 ? 0 : (size_t)n, "56789ab");
+  struct iovec w = {(void*)"XY", 2};
+  check(pwritev(fd, &w, 1, 1) == 2, "pwritev", "did not write 2 bytes");
+  struct iovec r6 = {a, 6};
+  n = preadv2(fd, &r6, 1, 0, 0);
+  check_bytes("preadv2", a, n < 0 ? 0 : (size_t)n, "0XY345");
+  /* Offset -1: the file offset, 20 after the write above. */
+  struct iovec z = {(void*)"Z", 1};
+  check(pwritev2(fd, &z, 1, -1, 0) == 1 && lseek(fd, 0, SEEK_CUR) == 21,
+        "pwritev2 at the file offset", "did not write at 20 and move to 21");
+  struct iovec q = {(void*)"Q", 1};
+  check(pwritev2(fd, &q, 1, 0, RWF_DSYNC) == 1, "pwritev2 RWF_DSYNC",
+        "did not write 1 byte");
+  memset(a, 0, sizeof a);
+  struct iovec r4 = {a, 4};
+  n = preadv64(fd, &r4, 1, 17);
+  check_bytes("preadv64", a, n < 0 ? 0 : (size_t)n, "hijZ");
+  n = preadv64v2(fd, &r4, 1, 0, 0);
+  check_bytes("preadv64v2", a, n < 0 ? 0 : (size_t)n, "QXY3");
+  check(pwritev64(fd, &w, 1, 10) == 2, "pwritev64", "did not write 2 bytes");
+  check(pwritev64v2(fd, &w, 1, 12, 0) == 2, "pwritev64v2",
+        "did not write 2 bytes");
+
+  /* POSIX AIO is refused on a stored file, and changes nothing. */
+  struct aiocb cb;
+  memset(&cb, 0, sizeof cb);
+  cb.aio_fildes = fd;
+  cb.aio_buf = a;
+  cb.aio_nbytes = 8;
+  check_errno("aio_read", aio_read(&cb), ENOTSUP);
+  cb.aio_buf = (void*)"junkjunk";
+  check_errno("aio_write", aio_write(&cb), ENOTSUP);
+  check_errno("aio_fsync", aio_fsync(O_SYNC, &cb), ENOTSUP);
+  cb.aio_lio_opcode = LIO_WRITE;
+  struct aiocb* list[1] = {&cb};
+  check_errno("lio_listio", lio_listio(LIO_WAIT, list, 1, NULL), ENOTSUP);
+
+  /* A call nobody wraps (here the raw system calls) fails on the
+   * placeholder instead of acting on it. */
+  lseek(fd, 0, SEEK_SET);
+  check_errno("raw read", syscall(SYS_read, fd, a, 8), EBADF);
+  check_errno("raw write", syscall(SYS_write, fd, "junk", 4), EBADF);
+  check_errno("raw pread64", syscall(SYS_pread64, fd, a, 8, 0), EBADF);
+  check_errno("raw fsync", syscall(SYS_fsync, fd), EBADF);
+  check_errno("raw ftruncate", syscall(SYS_ftruncate, fd, 0), EBADF);
+  check_errno("raw mmap", syscall(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, fd, 0),
+              EBADF);
+  check_errno("raw flock", syscall(SYS_flock, fd, LOCK_EX | LOCK_NB), EBADF);
+  /* ... while what must work on it still does. */
+  struct stat st;
+  check(syscall(SYS_fstat, fd, &st) == 0, "raw fstat", strerror(errno));
+  check((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR, "F_GETFL", "not O_RDWR");
+  check(fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC,
+        "F_SETFD", strerror(errno));
+  int d = dup(fd);
+  check(d >= 0 && lseek(fd, 4, SEEK_SET) == 4 && read(d, a, 2) == 2 &&
+            memcmp(a, "45", 2) == 0 && lseek(fd, 0, SEEK_CUR) == 6,
+        "dup shares the offset", "the duplicate read elsewhere");
+  check(close(d) == 0, "close of the duplicate", strerror(errno));
+
+  check(readahead(fd, 0, 4096) == 0, "readahead", strerror(errno));
+  check(sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0,
+        "sync_file_range", strerror(errno));
+  check(syncfs(fd) == 0, "syncfs", strerror(errno));
+
+  memset(a, 0, sizeof a);
+  char all[32];
+  n = pread(fd, all, sizeof all, 0);
+  check_bytes("content", all, n < 0 ? 0 : (size_t)n, "QXY3456789XYXYefghijZ");
+  check(close(fd) == 0, "close", strerror(errno));
+  return failed;
+}
 
 static int lock(int fd, const char* kind, int type, int wait) {
   if (!strcmp(kind, "flock")) {
@@ -111,6 +232,7 @@ static int owner(const char* path) {
 }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && !strcmp(argv[1], "io")) return io(argv[2]);
   if (argc == 4 && !strcmp(argv[1], "hold")) return hold(argv[2], argv[3]);
   if (argc == 4 && !strcmp(argv[1], "try")) return try_lock(argv[2], argv[3], 0);
   if (argc == 4 && !strcmp(argv[1], "wait")) return try_lock(argv[2], argv[3], 1);

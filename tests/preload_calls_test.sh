@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Calls on stored files that must do what they say or fail, through the
 # LD_PRELOAD interposer (MODE preload) or `sluice mount` (MODE fuse):
+#   - (preload) the vector calls under all their names (preadv64, preadv2,
+#     preadv64v2, ...), Python's os.preadv/os.pwritev, POSIX AIO (refused),
+#     and raw system calls on the placeholder, which must fail;
 #   - flock, fcntl (F_SETLK, OFD) and lockf locks exclude another process
 #     until released, or until their holder is SIGKILLed;
 #   - chown to another owner is EPERM, extended attributes ENOTSUP.
-#   preload_calls_test.sh MODE WORK LIBSLUICE_PRELOAD_SO HELPER SLUICE
+#   preload_calls_test.sh MODE WORK LIBSLUICE_PRELOAD_SO HELPER HELPER_NO64 SLUICE
 # Exit 77 (skipped) in fuse mode where FUSE cannot mount here.
 set -uo pipefail
-mode=$1 work=$2 lib=$(realpath "$3") helper=$(realpath "$4") sluice=$(realpath "$5")
+mode=$1 work=$2 lib=$(realpath "$3") helper=$(realpath "$4") helper32=$(realpath "$5")
+sluice=$(realpath "$6")
 rm -rf "$work"
 mnt=$work/mnt root=$work/root
 mkdir -p "$mnt" "$root"
@@ -43,6 +47,30 @@ case $mode in
     ;;
   *) echo "MODE must be preload or fuse"; exit 2 ;;
 esac
+
+# ---- the vector calls, AIO, the placeholder ----------------------------------
+if [ $mode = preload ]; then
+  for h in "$helper" "$helper32"; do
+    name=$(basename "$h")
+    if "${pre[@]}" "$h" io "$mnt/io.bin" > "$work/$name.io" 2>&1; then
+      ok "$name io ($(grep -c '^ok' "$work/$name.io") checks)"
+    else
+      fail "$name io:"; grep -v '^ok' "$work/$name.io"
+    fi
+  done
+  if "${pre[@]}" python3 - "$mnt/py.bin" > "$work/py.out" 2>&1 <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, b"0123456789")
+a, b = bytearray(3), bytearray(4)
+n = os.preadv(fd, [a, b], 2)
+assert (n, bytes(a), bytes(b)) == (7, b"234", b"5678"), (n, a, b)
+assert os.pwritev(fd, [b"XY", b"Z"], 4) == 3
+assert os.pread(fd, 10, 0) == b"0123XYZ789", os.pread(fd, 10, 0)
+print("python preadv/pwritev ok")
+PY
+  then ok "python os.preadv, os.pwritev"; else fail "python os.preadv, os.pwritev:"; cat "$work/py.out"; fi
+fi
 
 # ---- locks between processes ---------------------------------------------------
 # Each process is a writer of its own (SLUICE_WRITER), so that none waits

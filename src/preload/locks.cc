@@ -152,9 +152,7 @@ int LockFcntl(int fd, int cmd, void* arg, int* result) {
     }
     off_t base = 0;
     if (fl->l_whence == SEEK_CUR) {
-      SLUICE_REAL(lseek);
-      base = real_lseek(fd, 0, SEEK_CUR);
-      if (base < 0) return -1;
+      base = OffsetOf(d);
     } else if (fl->l_whence == SEEK_END) {
       FileInfo fi;
       Status s = StatDescLocked(d, &fi);

@@ -90,12 +90,11 @@ ssize_t DoRead(int fd, void* buf, size_t n, const off_t* at) {
     if (d->is_dir) return FailErrno(EISDIR);
     if (!Readable(d)) return FailErrno(EBADF);
     if (at && *at < 0) return FailErrno(EINVAL);
-    off_t pos = at ? *at : real_lseek(fd, 0, SEEK_CUR);
-    if (pos < 0) return -1;
+    off_t pos = at ? *at : OffsetOf(d);
     size_t got = 0;
     Status s = d->file->PRead(buf, n, static_cast<uint64_t>(pos), &got);
     if (!s.ok()) return Fail(s);
-    if (!at) real_lseek(fd, pos + static_cast<off_t>(got), SEEK_SET);
+    if (!at) SetOffset(d, pos + static_cast<off_t>(got));
     return static_cast<ssize_t>(got);
   });
 }
@@ -111,14 +110,13 @@ ssize_t DoWrite(int fd, const void* buf, size_t n, const off_t* at) {
       if (!s.ok()) return Fail(s);
       pos = static_cast<off_t>(fi.size);
     } else {
-      pos = at ? *at : real_lseek(fd, 0, SEEK_CUR);
-      if (pos < 0) return -1;
+      pos = at ? *at : OffsetOf(d);
     }
     if (n > 0) {
       Status s = d->file->PWrite(buf, n, static_cast<uint64_t>(pos));
       if (!s.ok()) return Fail(s);
     }
-    if (!at) real_lseek(fd, pos + static_cast<off_t>(n), SEEK_SET);
+    if (!at) SetOffset(d, pos + static_cast<off_t>(n));
     return static_cast<ssize_t>(n);
   });
 }
@@ -126,8 +124,13 @@ ssize_t DoWrite(int fd, const void* buf, size_t n, const off_t* at) {
 off_t DoSeek(int fd, off_t off, int whence) {
   return OnDesc(fd, [&](Desc* d) -> off_t {
     if (whence == SEEK_SET || whence == SEEK_CUR) {
-      if (whence == SEEK_SET && off < 0) return FailErrno(EINVAL);
-      return real_lseek(fd, off, whence);
+      off_t to = off;
+      if (whence == SEEK_CUR && __builtin_add_overflow(OffsetOf(d), off, &to)) {
+        return FailErrno(EOVERFLOW);
+      }
+      if (to < 0) return FailErrno(EINVAL);
+      SetOffset(d, to);
+      return to;
     }
     if (d->is_dir) return FailErrno(EINVAL);
     FileInfo fi;
@@ -153,7 +156,8 @@ off_t DoSeek(int fd, off_t off, int whence) {
         return FailErrno(EINVAL);
     }
     if (to < 0) return FailErrno(EINVAL);
-    return real_lseek(fd, to, SEEK_SET);
+    SetOffset(d, to);
+    return to;
   });
 }
 

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,16 +65,22 @@ bool g_forked_after_use = false;   // ... and this is a child of it, pre-exec:
 
 bool ResolveAbsolute(const char* path, std::string* out);
 
-// ---- the placeholder's header ----------------------------------------------
+// ---- the placeholder ---------------------------------------------------------
+// A memfd of kMapBytes, mapped shared by every process that holds it:
+// the file offset (an atomic int64) at 0, the header at kHeaderAt:
 // magic "SLUICEFD" | u32 version | u32 flags | u32 is_dir | u32 pending |
 // u32 mode | u32 path length | path | u64 XXH64 of everything before it.
 // A pending open (made in a forked child before exec) still carries
-// O_CREAT/O_EXCL/O_TRUNC and the mode; the first use performs it.
+// O_CREAT/O_EXCL/O_TRUNC and the mode; the first use performs it. The
+// program's descriptor is an O_PATH descriptor of the memfd, so that no
+// read, write, mapping, sync or lock can act on it.
 constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'F', 'D'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr char kMemfdName[] = "sluice-fd";
 
 constexpr size_t kFixed = sizeof kMagic + 24;
+constexpr size_t kHeaderAt = 64;
+constexpr size_t kMapBytes = 8192;  // room for a path of kPathMax bytes
 
 std::string EncodeHeader(const Desc& d) {
   std::string h(kFixed, '\0');
@@ -93,16 +100,14 @@ std::string EncodeHeader(const Desc& d) {
   return h;
 }
 
-bool DecodeHeader(int fd, Desc* d) {
-  SLUICE_REAL(pread);
-  char buf[8192];
-  ssize_t n = real_pread(fd, buf, sizeof buf, 0);
-  if (n < static_cast<ssize_t>(kFixed + 8)) return false;
+bool DecodeHeader(const char* map, Desc* d) {
+  const char* buf = map + kHeaderAt;
+  const size_t n = kMapBytes - kHeaderAt;
   if (memcmp(buf, kMagic, sizeof kMagic) != 0) return false;
   const char* p = buf + sizeof kMagic;
   if (DecodeFixed32(p) != kVersion) return false;
   uint32_t len = DecodeFixed32(p + 20);
-  if (kFixed + len + 8 > static_cast<size_t>(n)) return false;
+  if (kFixed + len + 8 > n) return false;
   if (DecodeFixed64(buf + kFixed + len) != XXH64(buf, kFixed + len, 0)) {
     return false;
   }
@@ -112,6 +117,30 @@ bool DecodeHeader(int fd, Desc* d) {
   d->mode = static_cast<mode_t>(DecodeFixed32(p + 16));
   d->path.assign(buf + kFixed, len);
   return true;
+}
+
+// Maps the placeholder's page from a read-write descriptor of its memfd.
+char* MapPlaceholder(int rw_fd) {
+  SLUICE_REAL(mmap);
+  void* m = real_mmap(nullptr, kMapBytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      rw_fd, 0);
+  return m == MAP_FAILED ? nullptr : static_cast<char*>(m);
+}
+
+// `fd` moved to a high number (close-on-exec), out of the program's way
+// for the moment the placeholder is made; itself when none is free there.
+int AsideHigh(int fd) {
+  SLUICE_REAL(fcntl);
+  SLUICE_REAL(close);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64) return fd;
+  const int base = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 2048
+                       ? 1024 : static_cast<int>(rl.rlim_cur / 2);
+  if (fd >= base) return fd;
+  const int high = real_fcntl(fd, F_DUPFD_CLOEXEC, base);
+  if (high < 0) return fd;
+  real_close(fd);
+  return high;
 }
 
 void Say(const std::string& msg) {
@@ -298,6 +327,9 @@ void AdoptInherited() {
   SLUICE_REAL(closedir);
   SLUICE_REAL(readlink);
   SLUICE_REAL(fstat);
+  SLUICE_REAL(open);
+  SLUICE_REAL(close);
+  SLUICE_REAL(munmap);
   DIR* dir = real_opendir("/proc/self/fd");
   if (!dir) return;
   std::vector<int> fds;
@@ -315,12 +347,22 @@ void AdoptInherited() {
     if (n <= 0) continue;
     target[n] = 0;
     if (strncmp(target, want.c_str(), want.size()) != 0) continue;
-    Desc found;
     struct stat st;
-    if (!DecodeHeader(fd, &found)) continue;
     if (real_fstat(fd, &st) != 0) continue;
     Desc* d = FindByKey(st.st_ino);
     if (!d) {
+      // The O_PATH placeholder reopened for reading and writing its page.
+      char* map = nullptr;
+      int rw = real_open(link, O_RDWR | O_CLOEXEC);
+      if (rw >= 0) {
+        map = MapPlaceholder(rw);
+        real_close(rw);
+      }
+      Desc found;
+      if (!map || !DecodeHeader(map, &found)) {
+        if (map) real_munmap(map, kMapBytes);
+        continue;
+      }
       d = new Desc;
       d->path = found.path;
       d->flags = found.flags;
@@ -328,6 +370,7 @@ void AdoptInherited() {
       d->pending = found.pending;
       d->mode = found.mode;
       d->key = st.st_ino;
+      d->map = map;
       S->descs.push_back(d);
     }
     d->refs++;
@@ -733,15 +776,11 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
       }
     }
   }
-  int pfd = memfd_create(kMemfdName, (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
-  if (pfd < 0) {
-    int e = errno;
-    if (file) file->Close();
-    return FailErrno(e);
-  }
   SLUICE_REAL(close);
-  SLUICE_REAL(pwrite);
+  SLUICE_REAL(open);
   SLUICE_REAL(fstat);
+  SLUICE_REAL(ftruncate);
+  SLUICE_REAL(munmap);
   Desc* d = new Desc;
   d->path = path;
   d->flags = pending ? flags & ~O_NOCTTY
@@ -749,17 +788,38 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
   d->is_dir = is_dir;
   d->pending = pending;
   d->mode = CreationMode(mode);
-  std::string h = EncodeHeader(*d);
+  const std::string h = EncodeHeader(*d);
+  // The memfd, its page mapped, then the program's O_PATH descriptor of it
+  // on the lowest free number (as open gives), then the memfd let go.
+  int e = 0, pfd = -1;
+  int mfd = memfd_create(kMemfdName, MFD_CLOEXEC);
+  if (mfd < 0) {
+    e = errno;
+  } else {
+    mfd = AsideHigh(mfd);
+    if (real_ftruncate(mfd, kMapBytes) != 0 || !(d->map = MapPlaceholder(mfd))) {
+      e = errno;
+    } else {
+      char link[64];
+      snprintf(link, sizeof link, "/proc/self/fd/%d", mfd);
+      pfd = real_open(link, O_PATH | (flags & O_CLOEXEC));
+      if (pfd < 0) e = errno;
+    }
+    real_close(mfd);
+  }
   struct stat st;
-  if (pfd >= kMaxFds ||
-      real_pwrite(pfd, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()) ||
-      real_fstat(pfd, &st) != 0) {
-    int e = pfd >= kMaxFds ? EMFILE : errno;
+  if (pfd >= 0 && (pfd >= kMaxFds || real_fstat(pfd, &st) != 0)) {
+    e = pfd >= kMaxFds ? EMFILE : errno;
     real_close(pfd);
+    pfd = -1;
+  }
+  if (pfd < 0) {
+    if (d->map) real_munmap(d->map, kMapBytes);
     if (file) file->Close();
     delete d;
-    return FailErrno(e);
+    return FailErrno(e ? e : EIO);
   }
+  memcpy(d->map + kHeaderAt, h.data(), h.size());
   d->key = st.st_ino;
   d->file = std::move(file);
   d->refs = 1;
@@ -781,6 +841,8 @@ int DropLocked(int fd) {
     if (s.ok()) s = c;
   }
   S->descs.erase(std::find(S->descs.begin(), S->descs.end(), d));
+  SLUICE_REAL(munmap);
+  real_munmap(d->map, kMapBytes);
   delete d;
   return s.ok() ? 0 : Fail(s);
 }
@@ -797,10 +859,9 @@ void DupLocked(int oldfd, int newfd) {
 
 // Updates the flags the placeholder records (F_SETFL), so that a program
 // after exec sees them too (g_mu held).
-void RewriteHeaderLocked(int fd, Desc* d) {
-  SLUICE_REAL(pwrite);
-  std::string h = EncodeHeader(*d);
-  (void)!real_pwrite(fd, h.data(), h.size(), 0);
+void RewriteHeaderLocked(int, Desc* d) {
+  const std::string h = EncodeHeader(*d);
+  memcpy(d->map + kHeaderAt, h.data(), h.size());
 }
 
 }  // namespace preload

@@ -2,12 +2,15 @@
 // path resolution and the process's view of the store.
 //
 // Every descriptor the program opens under SLUICE_MOUNT is a real kernel
-// descriptor: a memfd (the "placeholder") that holds a small header naming
-// the stored path and the open flags, and whose kernel file offset is the
-// stored file's offset. dup, dup2, fork and exec therefore keep working:
-// the kernel shares the placeholder, and with it the offset, exactly as it
-// shares any open file description. The stored file's bytes never go into
-// the memfd; calls on our descriptors go to the file layer.
+// descriptor (the "placeholder"): an O_PATH descriptor of a memfd whose
+// first page holds the stored file's offset and a small header naming the
+// stored path and the open flags. Each process that holds it maps that
+// page (shared), so the offset is shared as the kernel shares any open
+// file description: dup, dup2, fork and exec keep working. The stored
+// file's bytes never go into the memfd; calls on our descriptors go to the
+// file layer, and any call that reaches the placeholder itself (one nobody
+// wrapped: read, write, mmap, fsync, lseek, locks) fails with EBADF, while
+// fstat, fcntl's F_GETFD/F_SETFD, dup and close work on it.
 //
 // The process opens the file system lazily: read-only over every writer's
 // store (the merged view) while it only reads, and as its own writer
@@ -67,7 +70,8 @@ struct Desc {
   bool pending = false;  // opened before exec in a forked child: not yet done
   mode_t mode = 0;       // for a pending O_CREAT
   ino_t key = 0;      // the placeholder's inode: dups share it
-  int lock_fd = -1;   // the lock file, for flock and OFD locks (locks.cc)
+  char* map = nullptr;  // the placeholder's page, mapped shared (offset, header)
+  int lock_fd = -1;     // the lock file, for flock and OFD locks (locks.cc)
   std::unique_ptr<File> file;
   Status error;       // a flush that failed at release: the next call says so
 };
@@ -147,6 +151,15 @@ int DropLocked(int fd);
 void RewriteHeaderLocked(int fd, Desc* d);
 // Records newfd as a duplicate of oldfd's Desc (g_mu held).
 void DupLocked(int oldfd, int newfd);
+
+// The file offset of the open file description, kept in the placeholder's
+// page: shared with its duplicates, forked children and exec'd programs.
+inline off_t OffsetOf(const Desc* d) {
+  return reinterpret_cast<std::atomic<int64_t>*>(d->map)->load();
+}
+inline void SetOffset(Desc* d, off_t pos) {
+  reinterpret_cast<std::atomic<int64_t>*>(d->map)->store(pos);
+}
 
 // Locks on stored files (locks.cc): fcntl's lock commands (F_SETLK,
 // F_SETLKW, F_GETLK, F_OFD_*) on our descriptor; 1 when `cmd` is not one.
