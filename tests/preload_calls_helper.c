@@ -3,6 +3,11 @@
  * then glibc's preadv64, preadv2 its preadv64v2) and without.
  *   io FILE              the vector calls, AIO, raw system calls on the
  *                        placeholder; "ok NAME" or "FAIL NAME: ..." each
+ *   pattern N            N bytes of the test pattern on stdout
+ *   syncwrite FILE MODE N  writes N pattern bytes (MODE sync: O_SYNC,
+ *                        dsync: O_DSYNC, rofsync: a plain write, then fsync
+ *                        of a second, read-only descriptor), says "ready"
+ *                        on stdout and waits to be killed
  *   hold FILE KIND       KIND flock, posix, ofd or lockf: reads commands
  *                        "lock" and "unlock" from stdin, answers "locked"
  *                        (exclusive, once it has it) or "unlocked"
@@ -16,6 +21,7 @@
 #include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +147,44 @@ static int io(const char* path) {
   return failed;
 }
 
+static char pattern_byte(size_t i) { return (char)('a' + (i * 7 + i / 251) % 26); }
+
+static int pattern(size_t n) {
+  for (size_t i = 0; i < n; i++) putchar(pattern_byte(i));
+  return 0;
+}
+
+static int syncwrite(const char* path, const char* mode, size_t n) {
+  int flags = O_WRONLY | O_CREAT | O_TRUNC;
+  if (!strcmp(mode, "sync")) flags |= O_SYNC;
+  else if (!strcmp(mode, "dsync")) flags |= O_DSYNC;
+  else if (strcmp(mode, "rofsync") != 0) return 2;
+  int fd = open(path, flags, 0644);
+  if (fd < 0) {
+    perror(path);
+    return 1;
+  }
+  char* buf = malloc(n);
+  for (size_t i = 0; i < n; i++) buf[i] = pattern_byte(i);
+  /* Two writes: the second continues the first. */
+  size_t half = n / 2;
+  if (write(fd, buf, half) != (ssize_t)half ||
+      write(fd, buf + half, n - half) != (ssize_t)(n - half)) {
+    perror("write");
+    return 1;
+  }
+  if (!strcmp(mode, "rofsync")) {
+    int ro = open(path, O_RDONLY);
+    if (ro < 0 || fsync(ro) != 0) {
+      perror("fsync of a read-only descriptor");
+      return 1;
+    }
+  }
+  printf("ready\n");
+  fflush(stdout);
+  for (;;) pause();  /* killed here, before any close */
+}
+
 static int lock(int fd, const char* kind, int type, int wait) {
   if (!strcmp(kind, "flock")) {
     return flock(fd, (type == F_UNLCK ? LOCK_UN : LOCK_EX) | (wait ? 0 : LOCK_NB));
@@ -233,6 +277,10 @@ static int owner(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && !strcmp(argv[1], "io")) return io(argv[2]);
+  if (argc == 3 && !strcmp(argv[1], "pattern")) return pattern(strtoul(argv[2], 0, 10));
+  if (argc == 5 && !strcmp(argv[1], "syncwrite")) {
+    return syncwrite(argv[2], argv[3], strtoul(argv[4], 0, 10));
+  }
   if (argc == 4 && !strcmp(argv[1], "hold")) return hold(argv[2], argv[3]);
   if (argc == 4 && !strcmp(argv[1], "try")) return try_lock(argv[2], argv[3], 0);
   if (argc == 4 && !strcmp(argv[1], "wait")) return try_lock(argv[2], argv[3], 1);

@@ -4,6 +4,9 @@
 #   - (preload) the vector calls under all their names (preadv64, preadv2,
 #     preadv64v2, ...), Python's os.preadv/os.pwritev, POSIX AIO (refused),
 #     and raw system calls on the placeholder, which must fail;
+#   - O_SYNC and O_DSYNC writes, and fsync of a read-only descriptor, are
+#     durable when they return: the writer (or, through FUSE, the daemon)
+#     is SIGKILLed before any close, and a new process reads the bytes;
 #   - flock, fcntl (F_SETLK, OFD) and lockf locks exclude another process
 #     until released, or until their holder is SIGKILLed;
 #   - chown to another owner is EPERM, extended attributes ENOTSUP.
@@ -71,6 +74,39 @@ print("python preadv/pwritev ok")
 PY
   then ok "python os.preadv, os.pwritev"; else fail "python os.preadv, os.pwritev:"; cat "$work/py.out"; fi
 fi
+
+# ---- O_SYNC, O_DSYNC, fsync of a read-only descriptor --------------------------
+# The writer says "ready" once its writes (and fsync) returned; then the
+# process that holds the data (the writer, or the FUSE daemon) is killed.
+n=300000
+"$helper" pattern $n > "$work/pattern"
+for how in sync dsync rofsync; do
+  f=$mnt/$how.bin
+  exec {out}< <("${pre[@]}" "$helper" syncwrite "$f" $how $n; echo "exit $?")
+  writer=$!
+  read -t 60 -u $out line
+  if [ "$line" != ready ]; then
+    fail "$how: the writer did not get ready: $line"; exec {out}<&-; continue
+  fi
+  if [ $mode = preload ]; then
+    pkill -9 -P $writer 2>/dev/null; kill -9 $writer 2>/dev/null
+    exec {out}<&-
+    "${pre[@]}" cat "$f" > "$work/$how.back" 2> "$work/$how.err"
+  else
+    kill -9 $daemon; wait $daemon 2>/dev/null
+    pkill -9 -P $writer 2>/dev/null; kill -9 $writer 2>/dev/null
+    exec {out}<&-
+    fusermount3 -uz "$mnt"
+    "$sluice" cat "$root" "/$how.bin" > "$work/$how.back" 2> "$work/$how.err"
+    mount_fuse || { fail "remount after the kill"; break; }
+  fi
+  if cmp -s "$work/$how.back" "$work/pattern"; then
+    ok "$how: $n bytes back after SIGKILL"
+  else
+    fail "$how: $(wc -c < "$work/$how.back") of $n bytes back after SIGKILL, not the same"
+    head -3 "$work/$how.err"
+  fi
+done
 
 # ---- locks between processes ---------------------------------------------------
 # Each process is a writer of its own (SLUICE_WRITER), so that none waits

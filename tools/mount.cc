@@ -44,7 +44,7 @@ struct Mount {
 };
 
 struct Handle {
-  std::unique_ptr<File> file;
+  std::unique_ptr<File> file;  // opened with open's O_SYNC/O_DSYNC
   bool append = false;
   bool writable = false;
 };
@@ -102,7 +102,11 @@ int OpenWith(const char* path, int flags, mode_t mode, fuse_file_info* fi) {
     return -EROFS;
   }
   auto h = std::make_unique<Handle>();
-  const int keep = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND;
+  // O_SYNC, O_DSYNC (given at open, not to write): the file layer makes
+  // each write durable before it returns (the kernel's fsync after such a
+  // write comes on top).
+  const int keep =
+      O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_SYNC | O_DSYNC;
   Status s = Ctx()->fs->OpenFile(path, flags & keep, mode & 07777, &h->file);
   if (!s.ok()) return Err(s);
   h->append = flags & O_APPEND;

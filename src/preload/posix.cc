@@ -432,6 +432,7 @@ int DoSync(int fd) {
       Status s = SyncNamespaceLocked();
       return s.ok() ? 0 : Fail(s);
     }
+    // Read-only too: what the process's other handles wrote is the file's.
     Status s = d->file->Sync();
     return s.ok() ? 0 : Fail(s);
   });

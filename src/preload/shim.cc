@@ -645,16 +645,18 @@ Status Attach(Desc* d) {
                   &fs);
   if (!s.ok()) return s;
   Inside inside;
+  // O_SYNC, O_DSYNC: each write is durable when it returns.
+  const int ff = acc | (d->flags & (O_SYNC | O_DSYNC));
   if (!d->pending) {
     // A descriptor this process (or the one before exec) had closed its
     // file under, at a release: the file is open again, incomplete until
     // the program closes it.
-    s = fs->OpenFile(d->path, acc, 0, &d->file);
+    s = fs->OpenFile(d->path, ff, 0, &d->file);
     if (s.ok() && acc != O_RDONLY) s = d->file->MarkOpen();
     return s;
   }
   // An open made before exec: carry it out now, once.
-  s = fs->OpenFile(d->path, acc | (d->flags & kOpenOnly), d->mode, &d->file);
+  s = fs->OpenFile(d->path, ff | (d->flags & kOpenOnly), d->mode, &d->file);
   if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
       !(d->flags & O_CREAT)) {
     d->is_dir = true;
@@ -766,7 +768,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
       if (acc != O_RDONLY) return FailErrno(EISDIR);
       is_dir = true;
     } else {
-      int ff = acc | (flags & (O_CREAT | O_EXCL | O_TRUNC));
+      int ff = acc | (flags & (O_CREAT | O_EXCL | O_TRUNC | O_SYNC | O_DSYNC));
       s = fs->OpenFile(path, ff, CreationMode(mode), &file);
       if (s.code() == Code::kIsADirectory && acc == O_RDONLY &&
           !(flags & O_CREAT)) {
