@@ -13,8 +13,19 @@
 // For one writer the semantics are POSIX's: writes at any offset, later
 // writes win, holes read as zeros, O_APPEND, O_TRUNC, O_CREAT|O_EXCL,
 // truncate (shrink and grow), unlink (data kept until the last handle
-// closes), rename, stat, mkdir/rmdir/readdir. A writer sees only its own
-// store.
+// closes), rename, stat, mkdir/rmdir/readdir.
+//
+// A writer also sees the other writers: reads, stat and listings merge its
+// own store (as it writes it) with theirs as they last made them durable
+// (close, sync, barrier), by the reader's rules. Unlink, Rename, Truncate,
+// SetAttr and Rmdir of a path others also hold change every writer's part
+// (each other store opened as its writer, without waiting), or fail with
+// Busy before changing any when another process has one of those stores
+// open; the stores change one after the other, not atomically. When other
+// writers' stores exist, each O_APPEND write goes, under a lock on the
+// root, after the end of the file as every writer has made it durable,
+// and is made durable at once: appends of several writers to one log
+// never overlap and none is lost.
 //
 // Data is stored as extents keyed by (inode, offset), so reading a range is
 // an ordered scan. Small sequential writes are combined in memory into
@@ -127,6 +138,11 @@ class SLUICE_EXPORT File {
   virtual Status Write(const void* buf, size_t n) = 0;
   virtual Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) = 0;
   virtual Status PWrite(const void* buf, size_t n, uint64_t offset) = 0;
+  // Writes at the end of the file, as an O_APPEND write does, whatever
+  // flags the file was opened with, and says where the data went (*at);
+  // the file offset is not used or moved. (For callers that keep O_APPEND
+  // themselves, as the interposer does: fcntl turns it on and off.)
+  virtual Status Append(const void* buf, size_t n, uint64_t* at);
   // whence: SEEK_SET, SEEK_CUR, SEEK_END; *pos is the new offset.
   virtual Status Seek(int64_t offset, int whence, uint64_t* pos) = 0;
   // Shrinks or grows the file to `size`; a size of 2^63 or more (a
@@ -202,7 +218,7 @@ class SLUICE_EXPORT FileSystem {
   // As File::Truncate, on the file at `path`.
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;
   // Sets the permission bits and times `attrs` marks (chmod, utimensat);
-  // on an open file too. A writer changes its own store's record.
+  // on an open file too. A writer changes every writer's record of it.
   virtual Status SetAttr(const std::string& path, const SetAttrs& attrs) = 0;
   // Reads every extent of the file and checks every checksum; Corruption
   // names the file and the extent. Incomplete when what is stored checks

@@ -142,8 +142,15 @@ SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
 /* ---- Files (POSIX-like) --------------------------------------------------- */
 /* A process mounts one Sluice file system (sluice/fs.h) at a time: the
  * directory `root` holds one store per writer. A writer (writer >= 0, e.g.
- * its MPI rank) writes and reads its own store; SLUICE_READER opens every
- * writer's store read-only and merges them. `options` may be NULL; besides
+ * its MPI rank) writes its own store, and reads it merged with what the
+ * other writers made durable (close, fsync); SLUICE_READER opens every
+ * writer's store read-only and merges them. Unlink, rename, truncate,
+ * chmod, utimens and rmdir of a file other writers also hold change every
+ * writer's part, or fail with EBUSY (changing none) while another process
+ * has one of their stores open. With other writers' stores present, an
+ * O_APPEND write lands after every writer's durable end of the file, under
+ * a lock, and is durable when it returns: appends of several writers to
+ * one log never overlap or get lost. `options` may be NULL; besides
  * the store options it takes "extent_bytes" (write-combining, default 4m).
  * Then the calls below take paths inside the file system ("/a/b") and
  * behave as POSIX's: they return -1 (NULL for opendir/readdir) and set

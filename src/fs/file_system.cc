@@ -3,18 +3,22 @@
 // merged, overlaps reported).
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <atomic>
 #include <mutex>
 
 #include "fs/fs_store.h"
+#include "fs/peers.h"
 #include "fs/reader.h"
 #include "util/posix.h"
 
@@ -22,6 +26,14 @@ namespace sluice {
 
 File::~File() = default;
 Status File::MarkOpen() { return Status::OK(); }
+
+Status File::Append(const void* buf, size_t n, uint64_t* at) {
+  FileInfo info;
+  Status s = Stat(&info);
+  if (!s.ok()) return s;
+  *at = info.size;
+  return PWrite(buf, n, *at);
+}
 FileSystem::~FileSystem() = default;
 
 Status NormalizePath(const std::string& path, std::string* out) {
@@ -129,6 +141,9 @@ struct OpenInode {
   }
   WriteBatch batch;        // GUARDED_BY(mu): reused, so its memory stays hot
   bool dirty = false;      // checksum out of date
+  // GUARDED_BY(mu): the other writers' parts of the file, as they were
+  // when it was last opened here or changed (null: none).
+  std::shared_ptr<PartsFile> peers;
   int opens = 0;           // GUARDED_BY(WriterFs::mu_)
   bool unlinked = false;   // GUARDED_BY(WriterFs::mu_)
 };
@@ -146,12 +161,19 @@ class WriterFile final : public File {
   Status Write(const void* buf, size_t n) override;
   Status PRead(void* buf, size_t n, uint64_t offset, size_t* got) override;
   Status PWrite(const void* buf, size_t n, uint64_t offset) override;
+  Status Append(const void* buf, size_t n, uint64_t* at) override;
   Status Seek(int64_t offset, int whence, uint64_t* pos) override;
   Status Truncate(uint64_t size) override;
   Status Sync() override;
   Status Stat(FileInfo* info) override {
     std::lock_guard<std::mutex> lock(st_->mu);
-    *info = ToInfo(st_->inode);
+    if (!st_->peers) {
+      *info = ToInfo(st_->inode);
+      return Status::OK();
+    }
+    std::vector<Inode> all{st_->inode};
+    for (const Inode& i : st_->peers->inodes()) all.push_back(i);
+    *info = MergeInfo(all);
     return Status::OK();
   }
   const std::string& path() const override { return path_; }
@@ -172,6 +194,13 @@ class WriterFile final : public File {
   // O_SYNC, O_DSYNC: after a write has committed its data, the barrier
   // that makes it durable (outside the file's locks).
   Status BarrierIfSync();
+  // An O_APPEND write (st_->mu held); *at is where it went.
+  Status AppendLocked(const char* buf, size_t n, uint64_t* at);
+  // The file's size, with the other writers' parts (st_->mu held).
+  uint64_t SizeLocked() const {
+    return st_->peers ? std::max(st_->inode.size, st_->peers->size())
+                      : st_->inode.size;
+  }
 
   WriterFs* const fs_;
   std::shared_ptr<OpenInode> st_;
@@ -184,9 +213,22 @@ class WriterFile final : public File {
 };
 
 class WriterFs : public FileSystem {
+ private:
+  // A path looked up under mu_: where it is, and what is there.
+  struct Resolved {
+    std::string path, name;
+    Inode parent, inode;
+    bool exists = false;
+    std::vector<uint64_t> ancestors;  // FsStore::Resolve's
+  };
  public:
-  WriterFs(const FsOptions& options, std::unique_ptr<FsStore> store)
-      : options_(options), store_(std::move(store)) {}
+  WriterFs(const FsOptions& options, std::unique_ptr<FsStore> store,
+           const std::string& root)
+      : options_(options), root_(root), store_(std::move(store)) {
+    if (!root.empty()) {
+      peers_ = std::make_unique<Peers>(options.store, root, store_->writer());
+    }
+  }
   ~WriterFs() override { Close(); }
 
   FsStore* store() { return store_.get(); }
@@ -198,10 +240,44 @@ class WriterFs : public FileSystem {
     if (!s.ok()) return s;
     std::unique_ptr<WriterFile> f;
     Resolved r;
+    std::vector<PeerPart> parts;
+    bool looked = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       s = ResolveLocked(raw, &r, flags & kCreate);
+      // Other writers' parts matter to reads, appends, truncation, O_EXCL,
+      // and to a file this store does not hold yet.
+      if (peers_ && (s.ok() || s.IsNotFound()) &&
+          (!s.ok() || !r.exists || Readable(flags) ||
+           (flags & (kAppend | kTruncate | kExclusive)))) {
+        std::string path;
+        Status n = NormalizePath(raw, &path);
+        if (n.ok()) n = peers_->Find(path, &parts);
+        if (!n.ok()) return n;
+        looked = true;
+        if (!s.ok() && !parts.empty() && !Writable(flags) &&
+            !(flags & (kCreate | kTruncate))) {
+          return OpenPeersOnly(path, flags, std::move(parts), file);
+        }
+      }
       if (!s.ok()) return s;
+      if (!parts.empty()) {
+        if (parts[0].inode.type == FileType::kDirectory) {
+          return Status::IsADirectory(r.path + ": is a directory");
+        }
+        if (r.exists && r.inode.type != FileType::kFile) {
+          return Status::Corruption(r.path + ": a file for one writer and a "
+                                    "directory for another");
+        }
+        if ((flags & kCreate) && (flags & kExclusive)) {
+          return Status::AlreadyExists(r.path + ": file exists");
+        }
+        if (!r.exists && !Writable(flags) && !(flags & kTruncate)) {
+          return OpenPeersOnly(r.path, flags, std::move(parts), file);
+        }
+        // Writing a file only others hold: this writer's part begins.
+        if (!r.exists) flags |= kCreate;
+      }
       if (r.exists && (flags & kCreate) && (flags & kExclusive)) {
         return Status::AlreadyExists(r.path + ": file exists");
       }
@@ -226,6 +302,12 @@ class WriterFs : public FileSystem {
       }
       st->path = r.path;
       ++st->opens;
+      if (looked) {
+        std::lock_guard<std::mutex> ilock(st->mu);
+        st->peers = parts.empty() ? nullptr
+                                  : std::shared_ptr<PartsFile>(
+                                        NewPartsFile(r.path, std::move(parts)));
+      }
       f = std::make_unique<WriterFile>(this, st, flags, r.path);
     }
     // Outside the namespace lock: a failing handle's Close takes it again.
@@ -240,28 +322,60 @@ class WriterFs : public FileSystem {
   Status Stat(const std::string& raw, FileInfo* info) override {
     Inode inode;
     Status s = Lookup(raw, &inode);
-    if (!s.ok()) return s;
-    std::shared_ptr<OpenInode> st = Find(inode.ino);
-    if (st) {
-      std::lock_guard<std::mutex> lock(st->mu);
-      inode = st->inode;
+    std::vector<Inode> all;
+    if (s.ok()) {
+      std::shared_ptr<OpenInode> st = Find(inode.ino);
+      if (st) {
+        std::lock_guard<std::mutex> lock(st->mu);
+        inode = st->inode;
+      }
+      all.push_back(inode);
     }
-    *info = ToInfo(inode);
+    std::vector<PeerPart> parts;
+    if (peers_ && (s.ok() || s.IsNotFound())) {
+      std::string path;
+      Status n = NormalizePath(raw, &path);
+      if (n.ok()) n = peers_->Find(path, &parts);
+      if (!n.ok()) return n;
+      for (const PeerPart& p : parts) {
+        if (all.empty() || p.inode.type == all[0].type) all.push_back(p.inode);
+      }
+    }
+    if (all.empty()) return s;
+    *info = all.size() == 1 ? ToInfo(all[0]) : MergeInfo(all);
     return Status::OK();
   }
 
   Status ReadDir(const std::string& raw, std::vector<DirEntry>* out) override {
     Resolved r;
+    Status s;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      Status s = ResolveLocked(raw, &r);
+      s = ResolveLocked(raw, &r);
       if (s.ok() && !r.exists) s = Status::NotFound(r.path + ": no such file");
-      if (!s.ok()) return s;
     }
-    if (r.inode.type != FileType::kDirectory) {
+    if (s.ok() && r.inode.type != FileType::kDirectory) {
       return Status::NotADirectory(r.path + ": not a directory");
     }
-    return store_->ListDir(r.inode.ino, r.ancestors, r.path, out);
+    if (!peers_) return s.ok() ? store_->ListDir(r.inode.ino, r.ancestors, r.path, out) : s;
+    if (!s.ok() && !s.IsNotFound()) return s;
+    std::vector<PeerPart> parts;
+    Status p = peers_->Find(r.path, &parts);
+    if (!p.ok()) return p;
+    if (!s.ok() && parts.empty()) return s;
+    for (const PeerPart& part : parts) {
+      if (part.inode.type != FileType::kDirectory) {
+        return Status::NotADirectory(r.path + ": not a directory");
+      }
+    }
+    std::vector<DirEntry> own;
+    Status o = s.ok() ? store_->ListDir(r.inode.ino, r.ancestors, r.path, &own)
+                      : Status::OK();
+    std::map<std::string, bool> names;
+    for (auto& e : own) names.emplace(e.name, e.is_dir);
+    p = peers_->List(r.path, &names);
+    for (auto& [name, is_dir] : names) out->push_back({name, is_dir});
+    return o.ok() ? p : o;
   }
 
   Status Mkdir(const std::string& raw, uint32_t mode) override {
@@ -270,6 +384,10 @@ class WriterFs : public FileSystem {
     Status s = ResolveLocked(raw, &r, true);
     if (!s.ok()) return s;
     if (r.exists) return Status::AlreadyExists(r.path + ": file exists");
+    std::vector<PeerPart> parts;
+    if (peers_) s = peers_->Find(r.path, &parts);
+    if (!s.ok()) return s;
+    if (!parts.empty()) return Status::AlreadyExists(r.path + ": file exists");
     return CreateLocked(&r, FileType::kDirectory, mode);
   }
 
@@ -277,8 +395,31 @@ class WriterFs : public FileSystem {
     std::lock_guard<std::mutex> lock(mu_);
     Resolved r;
     Status s = ResolveLocked(raw, &r);
-    if (!s.ok()) return s;
+    if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
     if (r.path == "/") return Status::InvalidArgument("cannot remove the root");
+    std::vector<PeerPart> parts;
+    s = PeersOf(r.path, &parts);
+    if (!s.ok()) return s;
+    if (!parts.empty()) {
+      for (const PeerPart& p : parts) {
+        if (p.inode.type != FileType::kDirectory) {
+          return Status::NotADirectory(r.path + ": not a directory");
+        }
+      }
+      std::map<std::string, bool> names;
+      s = peers_->List(r.path, &names);
+      if (!s.ok()) return s;
+      if (!names.empty()) return Status::NotEmpty(r.path + ": directory not empty");
+      if (r.exists) {
+        bool empty;
+        s = store_->DirIsEmpty(r.inode.ino, &empty);
+        if (!s.ok()) return s;
+        if (!empty) return Status::NotEmpty(r.path + ": directory not empty");
+      }
+      s = ForPeerWriters(options_, root_, peers_.get(), WritersOf(parts),
+                         [&](int, FileSystem* fs) { return fs->Rmdir(r.path); });
+      if (!s.ok() || !r.exists) return s;
+    }
     if (!r.exists) return Status::NotFound(r.path + ": no such directory");
     if (r.inode.type != FileType::kDirectory) {
       return Status::NotADirectory(r.path + ": not a directory");
@@ -299,8 +440,31 @@ class WriterFs : public FileSystem {
     std::lock_guard<std::mutex> lock(mu_);
     Resolved r;
     Status s = ResolveLocked(raw, &r);
+    if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
+    std::vector<PeerPart> parts;
+    s = PeersOf(r.path, &parts);
     if (!s.ok()) return s;
+    if (!parts.empty()) {
+      // Every other writer's part goes first; none does when one of their
+      // stores cannot be changed.
+      for (const PeerPart& p : parts) {
+        if (p.inode.type == FileType::kDirectory) {
+          return Status::IsADirectory(r.path + ": is a directory");
+        }
+      }
+      if (r.exists && r.inode.type == FileType::kDirectory) {
+        return Status::IsADirectory(r.path + ": is a directory");
+      }
+      s = ForPeerWriters(options_, root_, peers_.get(), WritersOf(parts),
+                         [&](int, FileSystem* fs) { return fs->Unlink(r.path); });
+      if (!s.ok() || !r.exists) return s;
+      ForgetPeersLocked(r.inode.ino);
+    }
     if (!r.exists) return Status::NotFound(r.path + ": no such file");
+    return UnlinkLocked(r);
+  }
+
+  Status UnlinkLocked(Resolved& r) {
     if (r.inode.type == FileType::kDirectory) {
       return Status::IsADirectory(r.path + ": is a directory");
     }
@@ -308,13 +472,90 @@ class WriterFs : public FileSystem {
     b.Delete(DirentKey(r.parent.ino, r.name));
     r.parent.mtime_ns = r.parent.ctime_ns = NowNanos();
     FsStore::PutInode(&b, r.parent);
-    s = store_->Write(b);
+    Status s = store_->Write(b);
     if (s.ok()) s = DropInodeLocked(r.inode.ino);
     return s;
   }
 
   Status Rename(const std::string& raw_from, const std::string& raw_to) override {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!peers_) return RenameLocked(raw_from, raw_to);
+    std::string from, to;
+    Status s = NormalizePath(raw_from, &from);
+    if (s.ok()) s = NormalizePath(raw_to, &to);
+    std::vector<PeerPart> pf, pt;
+    if (s.ok()) s = peers_->Find(from, &pf);
+    if (s.ok()) s = peers_->Find(to, &pt);
+    if (!s.ok()) return s;
+    if (pf.empty() && pt.empty()) return RenameLocked(raw_from, raw_to);
+    if (from == "/" || to == "/") return Status::InvalidArgument("cannot rename the root");
+    if (from == to) return Status::OK();
+    Resolved f, t;
+    s = ResolveLocked(from, &f);
+    if (!s.ok() && !s.IsNotFound()) return s;
+    s = ResolveLocked(to, &t, true);
+    if (!s.ok() && !s.IsNotFound()) return s;
+    if (!f.exists && pf.empty()) return Status::NotFound(from + ": no such file");
+    const FileType ft = f.exists ? f.inode.type : pf[0].inode.type;
+    const bool t_exists = t.exists || !pt.empty();
+    const FileType tt = t.exists ? t.inode.type
+                                 : pt.empty() ? ft : pt[0].inode.type;
+    if (ft == FileType::kDirectory && to.rfind(from + "/", 0) == 0) {
+      return Status::InvalidArgument("cannot move " + from + " into itself (" +
+                                     to + ")");
+    }
+    if (t_exists && tt == FileType::kDirectory && ft != FileType::kDirectory) {
+      return Status::IsADirectory(to + ": is a directory");
+    }
+    if (t_exists && tt != FileType::kDirectory && ft == FileType::kDirectory) {
+      return Status::NotADirectory(to + ": not a directory");
+    }
+    if (t_exists && tt == FileType::kDirectory) {
+      std::map<std::string, bool> names;
+      s = peers_->List(to, &names);
+      if (s.ok() && t.exists) {
+        bool empty;
+        s = store_->DirIsEmpty(t.inode.ino, &empty);
+        if (s.ok() && !empty) names.emplace("", false);
+      }
+      if (!s.ok()) return s;
+      if (!names.empty()) return Status::NotEmpty(to + ": directory not empty");
+    }
+    // In each other writer's store: the source renamed where it is, the
+    // target removed where only it is. Then this writer's own.
+    std::set<int> has_from;
+    for (const PeerPart& p : pf) has_from.insert(p.store->writer());
+    std::vector<int> writers(has_from.begin(), has_from.end());
+    for (const PeerPart& p : pt) {
+      if (!has_from.count(p.store->writer())) writers.push_back(p.store->writer());
+    }
+    s = ForPeerWriters(options_, root_, peers_.get(), writers,
+                       [&](int w, FileSystem* fs) {
+                         if (has_from.count(w)) return fs->Rename(from, to);
+                         return tt == FileType::kDirectory ? fs->Rmdir(to)
+                                                           : fs->Unlink(to);
+                       });
+    if (!s.ok()) return s;
+    if (f.exists) {
+      ForgetPeersLocked(f.inode.ino);
+      return RenameLocked(from, to);
+    }
+    if (t.exists) {
+      if (tt == FileType::kDirectory) {
+        WriteBatch b;
+        b.Delete(DirentKey(t.parent.ino, t.name));
+        b.Delete(InodeKey(t.inode.ino));
+        t.parent.mtime_ns = t.parent.ctime_ns = NowNanos();
+        FsStore::PutInode(&b, t.parent);
+        return store_->Write(b);
+      }
+      return UnlinkLocked(t);
+    }
+    return Status::OK();
+  }
+
+  // Rename within this writer's store alone.
+  Status RenameLocked(const std::string& raw_from, const std::string& raw_to) {
     Resolved f, t;
     Status s = ResolveLocked(raw_from, &f);
     if (!s.ok()) return s;
@@ -385,7 +626,16 @@ class WriterFs : public FileSystem {
     std::lock_guard<std::mutex> lock(mu_);
     Resolved r;
     Status s = ResolveLocked(raw, &r);
+    if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
+    std::vector<PeerPart> parts;
+    s = PeersOf(r.path, &parts);
     if (!s.ok()) return s;
+    if (!parts.empty()) {
+      s = ForPeerWriters(options_, root_, peers_.get(), WritersOf(parts),
+                         [&](int, FileSystem* fs) { return fs->SetAttr(r.path, a); });
+      if (!s.ok() || !r.exists) return s;
+      ForgetPeersLocked(r.inode.ino);
+    }
     if (!r.exists) return Status::NotFound(r.path + ": no such file or directory");
     // An open file's handles keep writing the record from st->inode.
     std::shared_ptr<OpenInode> st = FindLocked(r.inode.ino);
@@ -462,6 +712,43 @@ class WriterFs : public FileSystem {
 
   // ---- used by WriterFile --------------------------------------------------
 
+  // True when other writers' stores share this file system.
+  Status SharedRoot(bool* shared) {
+    *shared = false;
+    return peers_ ? peers_->Any(shared) : Status::OK();
+  }
+
+  // An O_APPEND write to a file system other writers share: under a lock
+  // on the root (SLUICE.append), the write goes to the end of the file as
+  // every writer has made it durable, and is made durable before the lock
+  // is let go, so the next appender, of any writer, writes after it.
+  // *at is where it went.
+  Status AppendShared(OpenInode* st, const std::function<Status(uint64_t)>& write,
+                      uint64_t* at) {
+    const std::string lock_path = root_ + "/SLUICE.append";
+    const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return posix::Error("open", lock_path, errno);
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    Status s = rc == 0 ? Status::OK() : posix::Error("flock", lock_path, errno);
+    std::vector<PeerPart> parts;
+    if (s.ok()) s = peers_->Find(st->path, &parts);
+    if (s.ok()) {
+      st->peers = parts.empty() ? nullptr
+                                : std::shared_ptr<PartsFile>(
+                                      NewPartsFile(st->path, std::move(parts)));
+      *at = st->peers ? std::max(st->inode.size, st->peers->size())
+                      : st->inode.size;
+      s = Flush(st);
+    }
+    if (s.ok()) s = write(*at);
+    if (s.ok()) s = Flush(st);
+    if (s.ok()) s = store_->store()->WriteBarrier();
+    close(fd);  // lets go of the lock
+    return s;
+  }
+
   // Commits the write-combining buffer as an extent.
   Status Flush(OpenInode* st) {
     if (st->buffered() == 0) return Status::OK();
@@ -507,6 +794,28 @@ class WriterFs : public FileSystem {
 
   Status TruncateLocked(OpenInode* st, uint64_t size) {
     Status s = CheckSize(st->path, size);
+    if (s.ok() && peers_) {
+      // Every other writer's part longer than `size` is cut to it (this
+      // writer's own part grows the file, when it is to grow).
+      std::vector<PeerPart> parts;
+      s = peers_->Find(st->path, &parts);
+      std::vector<int> longer;
+      for (const PeerPart& p : parts) {
+        if (p.inode.size > size) longer.push_back(p.store->writer());
+      }
+      if (s.ok() && !longer.empty()) {
+        const std::string path = st->path;
+        s = ForPeerWriters(options_, root_, peers_.get(), longer,
+                           [&](int, FileSystem* fs) { return fs->Truncate(path, size); });
+        parts.clear();
+        if (s.ok()) s = peers_->Find(path, &parts);
+      }
+      if (s.ok()) {
+        st->peers = parts.empty() ? nullptr
+                                  : std::shared_ptr<PartsFile>(
+                                        NewPartsFile(st->path, std::move(parts)));
+      }
+    }
     if (s.ok()) s = Flush(st);
     if (s.ok()) s = KnowExtentEnd(st);
     if (!s.ok()) return s;
@@ -580,13 +889,6 @@ class WriterFs : public FileSystem {
                                    " is closed");
   }
 
-  // A path looked up under mu_: where it is, and what is there.
-  struct Resolved {
-    std::string path, name;
-    Inode parent, inode;
-    bool exists = false;
-    std::vector<uint64_t> ancestors;  // FsStore::Resolve's
-  };
   // `to_make`: the path names what may be made (a create, mkdir, a rename's
   // target), so its names must fit the limits; names already stored stay
   // reachable by any length, to be renamed or removed.
@@ -656,6 +958,42 @@ class WriterFs : public FileSystem {
     return FindLocked(ino);
   }
 
+  // The other writers' parts of `path` (none without peers).
+  Status PeersOf(const std::string& path, std::vector<PeerPart>* parts) {
+    return peers_ ? peers_->Find(path, parts) : Status::OK();
+  }
+  static std::vector<int> WritersOf(const std::vector<PeerPart>& parts) {
+    std::vector<int> w;
+    for (const PeerPart& p : parts) w.push_back(p.store->writer());
+    return w;
+  }
+  // An open file whose other parts were changed: its handles read them
+  // again once it is next opened (or truncated).
+  void ForgetPeersLocked(uint64_t ino) {
+    std::shared_ptr<OpenInode> st = FindLocked(ino);
+    if (!st) return;
+    std::lock_guard<std::mutex> lock(st->mu);
+    st->peers.reset();
+  }
+  // A file this writer does not hold, opened to be read: the other
+  // writers' parts, as the reader file system reads them.
+  static Status OpenPeersOnly(const std::string& path, int flags,
+                              std::vector<PeerPart> parts,
+                              std::unique_ptr<File>* file) {
+    if (parts[0].inode.type == FileType::kDirectory) {
+      return Status::IsADirectory(path + ": is a directory");
+    }
+    if (flags & kDirectory) return Status::NotADirectory(path + ": not a directory");
+    for (const PeerPart& p : parts) {
+      if (p.inode.type != FileType::kFile) {
+        return Status::Corruption(path + ": a file for one writer and a "
+                                  "directory for another");
+      }
+    }
+    *file = NewPartsFile(path, std::move(parts));
+    return Status::OK();
+  }
+
   // After its last name is gone: delete now, or at the last close.
   Status DropInodeLocked(uint64_t ino) {
     std::shared_ptr<OpenInode> st = FindLocked(ino);
@@ -674,7 +1012,9 @@ class WriterFs : public FileSystem {
   }
 
   const FsOptions options_;
+  const std::string root_;
   std::unique_ptr<FsStore> store_;
+  std::unique_ptr<Peers> peers_;  // null: this store alone
   std::mutex mu_;  // the namespace and open_
   std::map<uint64_t, std::shared_ptr<OpenInode>> open_;  // GUARDED_BY(mu_)
   bool closed_ = false;                                  // GUARDED_BY(mu_)
@@ -734,10 +1074,39 @@ Status WriterFile::Write(const void* buf, size_t n) {
   {
     std::lock_guard<std::mutex> olock(offset_mu_);
     std::lock_guard<std::mutex> lock(st_->mu);
-    if (flags_ & kAppend) offset_ = st_->inode.size;
-    s = PWriteLocked(static_cast<const char*>(buf), n, offset_);
-    if (s.ok()) offset_ += n;
-    if (s.ok() && (flags_ & kDataSync)) s = fs_->Flush(st_.get());
+    if (flags_ & kAppend) {
+      uint64_t at;
+      s = AppendLocked(static_cast<const char*>(buf), n, &at);
+      if (s.ok()) offset_ = at + n;
+    } else {
+      s = PWriteLocked(static_cast<const char*>(buf), n, offset_);
+      if (s.ok()) offset_ += n;
+      if (s.ok() && (flags_ & kDataSync)) s = fs_->Flush(st_.get());
+    }
+  }
+  return s.ok() ? BarrierIfSync() : s;
+}
+
+Status WriterFile::AppendLocked(const char* buf, size_t n, uint64_t* at) {
+  bool shared = false;
+  Status s = fs_->SharedRoot(&shared);
+  if (!s.ok()) return s;
+  if (shared) {
+    return fs_->AppendShared(
+        st_.get(), [&](uint64_t off) { return PWriteLocked(buf, n, off); }, at);
+  }
+  *at = st_->inode.size;
+  s = PWriteLocked(buf, n, *at);
+  if (s.ok() && (flags_ & kDataSync)) s = fs_->Flush(st_.get());
+  return s;
+}
+
+Status WriterFile::Append(const void* buf, size_t n, uint64_t* at) {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    s = AppendLocked(static_cast<const char*>(buf), n, at);
   }
   return s.ok() ? BarrierIfSync() : s;
 }
@@ -752,12 +1121,43 @@ Status WriterFile::PReadLocked(char* buf, size_t n, uint64_t offset,
   *got = 0;
   Status s = fs_->Flush(st_.get());  // read your own writes
   if (!s.ok()) return s;
-  const uint64_t size = st_->inode.size;
+  const uint64_t size = SizeLocked();
   if (offset >= size || n == 0) return Status::OK();
   n = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
-  s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, n, buf,
-                &cursor_);
-  if (s.ok()) *got = n;
+  if (!st_->peers) {
+    s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, n, buf,
+                  &cursor_);
+    if (s.ok()) *got = n;
+    return s;
+  }
+  // The other writers' parts, then this writer's own over them: a byte
+  // from two writers is Corruption, as in the reader file system.
+  size_t theirs = 0;
+  std::vector<PartsFile::Covered> them;
+  s = st_->peers->ReadCovered(buf, n, offset, &theirs, &them);
+  if (!s.ok()) return s;
+  if (theirs < n) memset(buf + theirs, 0, n - theirs);
+  std::vector<std::pair<uint64_t, uint64_t>> mine;
+  if (offset < st_->inode.size) {
+    const size_t own = static_cast<size_t>(
+        std::min<uint64_t>(n, st_->inode.size - offset));
+    s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, own, buf,
+                  &cursor_, &mine);
+    if (!s.ok()) return s;
+  }
+  size_t j = 0;
+  for (const auto& [b, e] : mine) {
+    while (j < them.size() && them[j].end <= b) ++j;
+    if (j < them.size() && them[j].begin < e) {
+      return Status::Corruption(
+          st_->path + ": writers " + std::to_string(fs_->store()->writer()) +
+          " and " + std::to_string(them[j].writer) + " both wrote bytes [" +
+          std::to_string(std::max(b, them[j].begin)) + ", " +
+          std::to_string(std::min(e, them[j].end)) +
+          "); writers of one file must not overlap");
+    }
+  }
+  *got = n;
   return s;
 }
 
@@ -786,7 +1186,7 @@ Status WriterFile::Seek(int64_t offset, int whence, uint64_t* pos) {
     base = static_cast<int64_t>(offset_);
   } else if (whence == SEEK_END) {
     std::lock_guard<std::mutex> lock(st_->mu);
-    base = static_cast<int64_t>(st_->inode.size);
+    base = static_cast<int64_t>(SizeLocked());
   } else if (whence != SEEK_SET) {
     return Status::InvalidArgument(path_ + ": bad whence");
   }
@@ -845,10 +1245,11 @@ Status WriterFile::MarkOpen() {
 }  // namespace
 
 Status OpenWriterFs(const FsOptions& options, const std::string& dir,
-                    int writer, std::unique_ptr<FileSystem>* out) {
+                    int writer, const std::string& root,
+                    std::unique_ptr<FileSystem>* out) {
   std::unique_ptr<FsStore> store;
   Status s = FsStore::Open(options.store, dir, writer, &store);
-  if (s.ok()) out->reset(new WriterFs(options, std::move(store)));
+  if (s.ok()) out->reset(new WriterFs(options, std::move(store), root));
   return s;
 }
 
@@ -900,7 +1301,7 @@ Status FileSystem::Open(const FsOptions& options, const std::string& root,
     Status s = posix::CreateDirs(root);
     if (!s.ok()) return s;
     return fs::OpenWriterFs(options, fs::WriterStorePath(root, writer), writer,
-                            out);
+                            root, out);
   }
   return fs::OpenReaderFs(options, root, out);
 }

@@ -94,7 +94,8 @@ Status TakeExtent(uint64_t ino, uint64_t start, const std::string& what,
 }  // namespace
 
 Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
-                 uint64_t offset, size_t n, char* buf, Cursor* c) {
+                 uint64_t offset, size_t n, char* buf, Cursor* c,
+                 std::vector<std::pair<uint64_t, uint64_t>>* covered) {
   const std::string prefix = ExtentPrefix(ino);
   const uint64_t end = offset + n;
   uint64_t filled = offset;  // bytes before this are copied or zeroed
@@ -109,8 +110,11 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
     const uint64_t ext_end = start + c->data.size();
     const uint64_t from = std::max(start, offset), to = std::min(ext_end, end);
     if (from < to) {
-      if (from > filled) memset(buf + (filled - offset), 0, from - filled);
+      if (from > filled && !covered) {
+        memset(buf + (filled - offset), 0, from - filled);
+      }
       memcpy(buf + (from - offset), c->data.data() + (from - start), to - from);
+      if (covered) covered->emplace_back(from, to);
       filled = to;
     }
     if (ext_end >= end) break;  // stay on this extent for the next read
@@ -122,7 +126,7 @@ Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
     return Status(c->it->status().code(),
                   what + ": " + c->it->status().message());
   }
-  if (filled < end) memset(buf + (filled - offset), 0, end - filled);
+  if (filled < end && !covered) memset(buf + (filled - offset), 0, end - filled);
   return Status::OK();
 }
 
@@ -223,6 +227,7 @@ namespace {
 // One writer's copy of a file.
 struct Part {
   FsStore* store;
+  std::shared_ptr<FsStore> keep;  // a writer's view of another's store
   Inode inode;
   Cursor cursor;
   std::unique_ptr<FileChecksum> running;  // sequential whole-file check
@@ -268,11 +273,12 @@ struct Span {
   size_t part;
 };
 
-class ReaderFile : public File {
+class ReaderFile : public PartsFile {
  public:
   ReaderFile(std::string path, std::vector<std::unique_ptr<Part>> parts)
       : path_(std::move(path)), parts_(std::move(parts)) {
     for (auto& p : parts_) {
+      inodes_.push_back(p->inode);
       size_ = std::max(size_, p->inode.size);
       p->running = std::make_unique<FileChecksum>(p->inode.size);
       Part* part = p.get();
@@ -300,6 +306,21 @@ class ReaderFile : public File {
     if (s.ok()) offset_ += *got;
     return s;
   }
+  Status ReadCovered(char* buf, size_t n, uint64_t offset, size_t* got,
+                     std::vector<Covered>* covered) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    spans_.clear();
+    Status s = PReadLocked(buf, n, offset, got);
+    if (!s.ok() || *got == 0) return s;
+    for (const Span& sp : spans_) {
+      covered->push_back({sp.begin, sp.end, parts_[sp.part]->store->writer()});
+    }
+    std::sort(covered->begin(), covered->end(),
+              [](const Covered& a, const Covered& b) { return a.begin < b.begin; });
+    return s;
+  }
+  uint64_t size() const override { return size_; }
+  const std::vector<Inode>& inodes() const override { return inodes_; }
   Status Write(const void*, size_t) override { return ReadOnly(); }
   Status PWrite(const void*, size_t, uint64_t) override { return ReadOnly(); }
   Status Truncate(uint64_t) override { return ReadOnly(); }
@@ -516,6 +537,7 @@ class ReaderFile : public File {
 
   const std::string path_;
   std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<Inode> inodes_;
   std::mutex mu_;
   uint64_t size_ = 0;
   uint64_t offset_ = 0;
@@ -530,6 +552,8 @@ class ReaderFile : public File {
   bool ra_stop_ = false;  // GUARDED_BY(ra_mu_)
   std::thread ra_thread_;
 };
+
+}  // namespace
 
 FileInfo MergeInfo(const std::vector<Inode>& parts) {
   FileInfo f;
@@ -552,10 +576,23 @@ FileInfo MergeInfo(const std::vector<Inode>& parts) {
   return f;
 }
 
+std::unique_ptr<PartsFile> NewPartsFile(const std::string& path,
+                                        std::vector<PeerPart> parts) {
+  std::vector<std::unique_ptr<Part>> ps;
+  for (PeerPart& pp : parts) {
+    auto p = std::make_unique<Part>();
+    p->store = pp.store.get();
+    p->keep = std::move(pp.store);
+    p->inode = pp.inode;
+    ps.push_back(std::move(p));
+  }
+  return std::make_unique<ReaderFile>(path, std::move(ps));
+}
+
+namespace {
+
 Status ReaderFile::Stat(FileInfo* info) {
-  std::vector<Inode> inodes;
-  for (auto& p : parts_) inodes.push_back(p->inode);
-  *info = MergeInfo(inodes);
+  *info = MergeInfo(inodes_);
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fs/fs_store.h"
+#include "fs/peers.h"
 #include "sluice/fs.h"
 
 namespace sluice {
@@ -29,9 +30,12 @@ struct Cursor {
 };
 
 // Copies bytes [offset, offset + n) of `ino` into buf; holes read as zeros.
-// For a writer's own files, whose extents change as it writes.
+// For a writer's own files, whose extents change as it writes. With
+// `covered`, the holes are left as they are in buf, and the ranges the
+// store supplied are appended to *covered, in order.
 Status ReadRange(FsStore* store, uint64_t ino, const std::string& what,
-                 uint64_t offset, size_t n, char* buf, Cursor* cursor);
+                 uint64_t offset, size_t n, char* buf, Cursor* cursor,
+                 std::vector<std::pair<uint64_t, uint64_t>>* covered = nullptr);
 
 // Checks every extent and index entry of a file, and the file checksum.
 // Incomplete when the writer did not close the file after its last change
@@ -44,6 +48,30 @@ std::string WriterStorePath(const std::string& root, int writer);
 // The open flags every FileSystem refuses before looking `path` up:
 // kDirectory with kCreate (InvalidArgument, as Linux's open(2)).
 Status CheckOpenFlags(const std::string& path, int flags);
+
+// A read-only File over the parts several writers hold of one file, merged
+// as the reader file system merges them (a byte from two writers is
+// Corruption). A writer reads the other writers' parts through one.
+class PartsFile : public File {
+ public:
+  struct Covered {
+    uint64_t begin, end;
+    int writer;
+  };
+  // Reads [offset, offset + n) as PRead does, clipped to the parts' size
+  // (*got), and appends to *covered the ranges the parts supplied, in
+  // order (the rest of the bytes read are holes).
+  virtual Status ReadCovered(char* buf, size_t n, uint64_t offset,
+                             size_t* got, std::vector<Covered>* covered) = 0;
+  virtual uint64_t size() const = 0;
+  virtual const std::vector<Inode>& inodes() const = 0;
+};
+std::unique_ptr<PartsFile> NewPartsFile(const std::string& path,
+                                        std::vector<PeerPart> parts);
+
+// The merged attributes of a file's records in several stores: the
+// largest size and times, the first record's mode, complete when each is.
+FileInfo MergeInfo(const std::vector<Inode>& parts);
 
 Status OpenReaderFs(const FsOptions& options, const std::string& root,
                     std::unique_ptr<FileSystem>* out);
