@@ -105,14 +105,21 @@ ssize_t DoWrite(int fd, const void* buf, size_t n, const off_t* at) {
     if (at && *at < 0) return FailErrno(EINVAL);
     off_t pos;
     if (d->flags & O_APPEND) {  // Linux appends even for pwrite
-      FileInfo fi;
-      Status s = d->file->Stat(&fi);
+      // The file layer places it (after every writer's end: fs.h).
+      uint64_t end = 0;
+      Status s = n > 0 ? d->file->Append(buf, n, &end) : Status::OK();
       if (!s.ok()) return Fail(s);
-      pos = static_cast<off_t>(fi.size);
+      if (n == 0) {
+        FileInfo fi;
+        s = d->file->Stat(&fi);
+        if (!s.ok()) return Fail(s);
+        end = fi.size;
+      }
+      pos = static_cast<off_t>(end);
     } else {
       pos = at ? *at : OffsetOf(d);
     }
-    if (n > 0) {
+    if (n > 0 && !(d->flags & O_APPEND)) {
       Status s = d->file->PWrite(buf, n, static_cast<uint64_t>(pos));
       if (!s.ok()) return Fail(s);
     }
