@@ -702,8 +702,11 @@ class WriterFs : public FileSystem {
       std::lock_guard<std::mutex> lock(st->mu);
       Status f =
           st->unlinked ? store_->DeleteFile(ino) : Finish(st.get(), true);
+      st->peers.reset();
       if (s.ok()) s = f;
     }
+    // The other writers' stores, too (a LevelDB one holds its lock).
+    if (peers_) peers_->Close();
     Status c = store_->store()->Close();
     return s.ok() ? c : s;
   }
@@ -876,6 +879,7 @@ class WriterFs : public FileSystem {
         std::lock_guard<std::mutex> ilock(st->mu);
         s = st->unlinked ? store_->DeleteFile(st->inode.ino)
                          : Finish(st.get(), true);
+        st->peers.reset();  // lets go of the other writers' stores
         open_.erase(st->inode.ino);
       }
     }

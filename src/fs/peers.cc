@@ -34,6 +34,7 @@ bool Stamp(const std::string& dir, std::string* stamp) {
 }  // namespace
 
 Status Peers::RefreshLocked() {
+  if (closed_) return Status::OK();
   DIR* d = opendir(root_.c_str());
   if (d == nullptr) {
     return Status::IOError("cannot list " + root_ + ": " + strerror(errno));
@@ -119,6 +120,12 @@ Status Peers::List(const std::string& path, std::map<std::string, bool>* names) 
     for (auto& e : entries) names->emplace(e.name, e.is_dir);
   }
   return failed;
+}
+
+void Peers::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  peers_.clear();
 }
 
 void Peers::Drop(int writer) {

@@ -43,6 +43,8 @@ class Peers {
   Status List(const std::string& path, std::map<std::string, bool>* names);
   // Lets go of writer `writer`'s store (before it is opened to be written).
   void Drop(int writer);
+  // Lets go of every store; later calls find none.
+  void Close();
 
  private:
   struct Peer {
@@ -56,6 +58,7 @@ class Peers {
   const int self_;
   std::mutex mu_;
   std::map<int, Peer> peers_;  // GUARDED_BY(mu_)
+  bool closed_ = false;        // GUARDED_BY(mu_)
 };
 
 // A writer's file system over its store at `dir`; with a `root`, it also
