@@ -25,7 +25,7 @@ flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -Iinclude -Isrc -DSLUICE_BUILD_VERSION=\"fuzz\")
 common=(src/util/status.cc)
 declare -A sources=(
-  [store_header]="src/store/header.cc src/store/barrier_record.cc src/util/posix.cc"
+  [store_header]="src/store/header.cc src/store/barrier_record.cc src/util/env.cc src/util/posix.cc"
   [fs_records]="src/fs/format.cc"
   [options]="src/util/options.cc"
 )
