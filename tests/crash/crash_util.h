@@ -24,6 +24,17 @@ inline uint64_t EnvNumber(const char* name, uint64_t fallback) {
   return n;
 }
 
+// A line on stdout after every tenth of a long run (100 trials or more).
+inline void ReportProgress(const char* driver, uint64_t done, uint64_t trials,
+                     uint64_t failures) {
+  if (trials < 100 || done % (trials / 10) != 0) return;
+  printf("%s: %llu of %llu trials, %llu failed\n", driver,
+         static_cast<unsigned long long>(done),
+         static_cast<unsigned long long>(trials),
+         static_cast<unsigned long long>(failures));
+  fflush(stdout);
+}
+
 }  // namespace crash
 }  // namespace sluice
 

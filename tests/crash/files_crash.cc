@@ -197,6 +197,7 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
   uint64_t ends[3] = {};  // writers that ended by kPowerLost, kFaultSurfaced, kFaultSwallowed
   uint64_t rng = Mix(seed ^ 0xf11e5);
   for (uint64_t t = 1; t <= trials; ++t) {
+    sluice::crash::ReportProgress("crash_files", t - 1, trials, failures);
     rng = Mix(rng);
     // Under power and fault the writer ends itself; a minute is the limit.
     const double delay =

@@ -228,6 +228,7 @@ int Run(const char* self, const std::string& dir, const std::string& opts) {
   uint64_t ops = 0;
   uint64_t ends[3] = {};  // writers that ended by kPowerLost, kFaultSurfaced, kFaultSwallowed
   for (uint64_t t = 0; t < trials; ++t) {
+    ReportProgress("crash_kv", t, trials, failures);
     const bool fresh = t % fresh_every == 0;
     if (fresh) {
       if (system(("rm -rf '" + dir + "'").c_str()) != 0) return 2;

@@ -216,6 +216,7 @@ int Run(const std::string& work, const std::string& lib,
   struct timeval t0, t1;
   gettimeofday(&t0, nullptr);
   for (uint64_t t = 1; t <= trials; ++t) {
+    sluice::crash::ReportProgress("crash_preload", t - 1, trials, failures);
     rng = Mix(rng);
     const uint64_t delay_us = (rng >> 8) % (max_ms * 1000);
     std::vector<Step> steps;
