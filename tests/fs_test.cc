@@ -403,6 +403,98 @@ TEST_P(FsTest, WritersMergeAndOverlapIsAnError) {
   EXPECT_EQ(fs_->OpenFile("/shared", kWrite, 0, &w).code(), Code::kInvalidArgument);
 }
 
+// Where `needle` is in one of the regular files under `dir` (the first
+// found, in name order): its path and offset; false when in none.
+bool FindBytes(const std::string& dir, const std::string& needle,
+               std::string* path, size_t* at) {
+  std::string out;
+  if (test::RunCommand("find '" + dir + "' -type f | sort", &out) != 0) return false;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t nl = out.find('\n', pos);
+    if (nl == std::string::npos) nl = out.size();
+    const std::string p = out.substr(pos, nl - pos);
+    pos = nl + 1;
+    std::ifstream in(p, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    const size_t i = bytes.find(needle);
+    if (!p.empty() && i != std::string::npos) {
+      *path = p;
+      *at = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Flips the low bit of the byte at `at` of `path`.
+void FlipByte(const std::string& path, size_t at) {
+  FILE* f = fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr) << path;
+  ASSERT_EQ(fseek(f, static_cast<long>(at), SEEK_SET), 0);
+  const int c = fgetc(f);
+  ASSERT_NE(c, EOF);
+  ASSERT_EQ(fseek(f, static_cast<long>(at), SEEK_SET), 0);
+  fputc(c ^ 0x01, f);
+  ASSERT_EQ(fclose(f), 0);
+}
+
+// An extent whose value in the value log cannot be read is reported as
+// what went wrong there: a flipped byte fails the value's checksum, a log
+// file cut short is truncated; either names the log file and the offset,
+// through Verify and reads, in the reader's view and the writer's.
+TEST_P(FsTest, DamagedValueLogIsReportedForWhatItIs) {
+  if (LogBlocks(dir_.path()) < 0) GTEST_SKIP() << "layout without a value log";
+  const std::string data = Pattern(41, 200000);  // extents at 0, 64 Ki, ...
+  auto f = Open("/v", kWrite | kCreate);
+  Write(f.get(), data, 0);
+  ASSERT_OK(f->Close());
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  std::string log;
+  size_t at = 0;
+  ASSERT_TRUE(FindBytes(dir_.path() + "/writer.00000000/vlog",
+                        data.substr(70000, 64), &log, &at));
+  // What Verify and a whole read say, in each view.
+  auto check = [&](const char* want, const char* not_want) {
+    for (int writer : {FileSystem::kReader, 0}) {
+      SCOPED_TRACE(writer == 0 ? "writer" : "reader");
+      ASSERT_OK(FileSystem::Open(Options(), dir_.path(), writer, &fs_));
+      std::vector<Status> got;
+      got.push_back(fs_->Verify("/v"));
+      auto r = Open("/v", kRead);
+      ASSERT_TRUE(r);
+      std::string buf(data.size(), '\0');
+      size_t n = 0;
+      got.push_back(r->PRead(&buf[0], buf.size(), 0, &n));
+      ASSERT_OK(r->Close());
+      for (const Status& s : got) {
+        EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+        EXPECT_NE(s.message().find(want), std::string::npos) << s.ToString();
+        EXPECT_EQ(s.message().find(not_want), std::string::npos) << s.ToString();
+        EXPECT_NE(s.message().find(log), std::string::npos) << s.ToString();
+        EXPECT_NE(s.message().find("offset 65536"), std::string::npos)
+            << s.ToString();
+        EXPECT_NE(s.message().find("/v"), std::string::npos) << s.ToString();
+      }
+      ASSERT_OK(fs_->Close());
+      fs_.reset();
+    }
+  };
+  FlipByte(log, at);
+  {
+    SCOPED_TRACE("a flipped byte");
+    check("fails its checksum", "truncated");
+  }
+  FlipByte(log, at);  // back as it was
+  ASSERT_EQ(truncate(log.c_str(), static_cast<off_t>(at)), 0);
+  {
+    SCOPED_TRACE("the log cut inside the value");
+    check("truncated", "checksum");
+  }
+}
+
 TEST_P(FsTest, CorruptExtentIsNamedNeverReturned) {
   ASSERT_OK(fs_->Close());
   FsOptions small = Options();

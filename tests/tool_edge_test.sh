@@ -20,6 +20,10 @@
 #   incomplete       a writer that died without closing its files (one of
 #                    them synced): verify lists both as incomplete and
 #                    exits 1; stat says so.
+#   vlog_damage      a flipped byte in a value-log file: verify and cat say
+#                    the value fails its checksum, naming the log file and
+#                    offset; the log file cut inside the value: they say it
+#                    is truncated. Never one for the other.
 # Usage: tool_edge_test.sh CASE SLUICE FS_HELPER SWAP_SHIM WORKDIR
 set -u
 case=$1 sluice=$2 helper=$3 shim=$4 work=$5
@@ -305,12 +309,68 @@ assert [e['checksum'] for e in d] == ['set', 'not set'], d" "$out" ||
   want_out "stat /x" "State: complete"
 }
 
+# The value log damaged under a stored file: a flipped byte, then (the
+# byte put back) the file cut short inside the value.
+vlog_damage() {
+  mkdir -p "$work/src"
+  python3 -c "
+import sys
+sys.stdout.write(''.join('DAMAGE-ME-%d;' % i for i in range(20000)))" >"$work/src/victim"
+  echo "innocent" >"$work/src/bystander"
+  "$sluice" import -q "$work/src" "$work/fs" || fail "import"
+  # The log file holding the victim's bytes, and where they are in it.
+  python3 - "$work/fs" >"$work/where" <<'PY2' || { fail "the victim's bytes are in no value log"; return; }
+import glob, sys
+for p in sorted(glob.glob(sys.argv[1] + "/writer.*/vlog/*.vlog")):
+    i = open(p, "rb").read().find(b"DAMAGE-ME-12345;")
+    if i >= 0:
+        print(p, i)
+        sys.exit(0)
+sys.exit(1)
+PY2
+  read -r log at <"$work/where"
+  flip() {
+    python3 -c "
+import sys
+f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$log" "$at"
+  }
+  # Fails if the last run's output holds the string.
+  want_not() {
+    grep -qF -- "$2" "$out" && { fail "$1: its output says \"$2\""; show; }
+  }
+  flip
+  run verify "$work/fs"
+  want_rc1 "verify of a flipped byte"
+  want_out "verify of a flipped byte" "BAD /victim" "fails its checksum" "$log" \
+    "offset" "1 bad"
+  want_not "verify of a flipped byte" "truncated"
+  want_not "verify of a flipped byte" "BAD /bystander"
+  run cat "$work/fs" /victim
+  want_rc1 "cat of a flipped byte"
+  want_out "cat of a flipped byte" "fails its checksum" "$log"
+  want_not "cat of a flipped byte" "truncated"
+  flip  # as it was
+  run verify "$work/fs"
+  [ $rc -eq 0 ] || { fail "verify with the byte put back exited $rc"; show; }
+  truncate -s "$at" "$log" || fail "truncate $log"
+  run verify "$work/fs"
+  want_rc1 "verify of a cut log"
+  want_out "verify of a cut log" "BAD /victim" "truncated" "$log" "offset"
+  want_not "verify of a cut log" "checksum"
+  run cat "$work/fs" /victim
+  want_rc1 "cat of a cut log"
+  want_out "cat of a cut log" "truncated" "$log"
+  want_not "cat of a cut log" "checksum"
+}
+
 case $case in
   crafted_entries) crafted_entries ;;
   incomplete) incomplete ;;
   ls_escapes) ls_escapes ;;
   symlinks) symlinks ;;
   import_status) import_status ;;
+  vlog_damage) vlog_damage ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 [ $fails -eq 0 ] && rm -rf "$work"

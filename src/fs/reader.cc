@@ -75,13 +75,29 @@ bool PositionAt(FsStore* store, uint64_t ino, uint64_t offset, Cursor* c,
   return c->it->Valid() && HasPrefix(c->it->key(), prefix);
 }
 
+// The value of the extent at `start` that `it` is on. A value the store
+// could not read (in layout vlog: a flipped byte, a log file cut short, an
+// I/O error) is the iterator's error, said as the store said it: the value
+// itself is then empty, and decoding it would call the extent truncated.
+Status ExtentValue(const Iterator& it, uint64_t start, const std::string& what,
+                   std::string_view* v) {
+  *v = it.value();
+  if (!it.status().ok()) {
+    return Status(it.status().code(), what + ": extent at offset " +
+                                          std::to_string(start) + ": " +
+                                          it.status().message());
+  }
+  return Status::OK();
+}
+
 // Decodes and verifies the extent the cursor's iterator is on, at `start`,
 // and makes it the cursor's current extent.
 Status TakeExtent(uint64_t ino, uint64_t start, const std::string& what,
                   Cursor* c) {
-  std::string_view data;
+  std::string_view v, data;
   uint64_t sum;
-  Status s = DecodeExtent(c->it->value(), ino, start, what, &data, &sum);
+  Status s = ExtentValue(*c->it, start, what, &v);
+  if (s.ok()) s = DecodeExtent(v, ino, start, what, &data, &sum);
   if (!s.ok()) return s;
   c->on_extent = true;
   c->ext_off = start;
@@ -179,9 +195,10 @@ Status VerifyFile(FsStore* store, const Inode& inode, const std::string& path) {
   x->Seek(IndexKey(inode.ino, 0));
   for (; e->Valid() && HasPrefix(e->key(), eprefix); e->Next(), x->Next()) {
     const uint64_t off = KeyOffset(e->key());
-    std::string_view data;
+    std::string_view v, data;
     uint64_t data_sum;
-    Status s = DecodeExtent(e->value(), inode.ino, off, what, &data, &data_sum);
+    Status s = ExtentValue(*e, off, what, &v);
+    if (s.ok()) s = DecodeExtent(v, inode.ino, off, what, &data, &data_sum);
     if (!s.ok()) return s;
     uint64_t len = 0, index_sum = 0;
     if (!x->Valid() || !HasPrefix(x->key(), xprefix) || KeyOffset(x->key()) != off ||

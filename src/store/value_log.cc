@@ -535,10 +535,11 @@ Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
 Status ValueLog::ShortRead(uint32_t file, uint64_t at, uint64_t offset,
                            size_t n) const {
   return Status::Corruption(
-      "value log " + FileName(file) + " ends at byte " + std::to_string(at) +
-      ", inside a value at offset " + std::to_string(offset) + " (length " +
-      std::to_string(n) + "): the write was not synced before the store "
-      "was left");
+      "value log " + FileName(file) + " is truncated: it ends at byte " +
+      std::to_string(at) + ", inside the value at offset " +
+      std::to_string(offset) + " (length " + std::to_string(n) +
+      "): its write was not synced before the store was left, or the file "
+      "was cut short");
 }
 
 Status ValueLog::PRead(const ReadFile& rf, uint32_t file, uint64_t offset,
