@@ -440,6 +440,141 @@ void FlipByte(const std::string& path, size_t at) {
   ASSERT_EQ(fclose(f), 0);
 }
 
+// The checksum Stat gives for a file several writers hold combines their
+// parts' checksums. Parts that are alike (here: two writers that only
+// extended the file, each part the same size and with no data) must not
+// cancel out of it, or files of different contents get one checksum; and
+// every view (the reader's, each writer's, which list the parts in other
+// orders) must give the same one.
+TEST_P(FsTest, MergedChecksumKeepsEveryWritersPart) {
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  const uint64_t n = 100000;
+  const std::string x = Pattern(31, n), y = Pattern(32, n);
+  struct Put {
+    int writer;
+    uint64_t offset;
+    std::string data;
+  };
+  // A fresh root where each writer of `puts` writes its data into /f, then
+  // each of `extenders` only extends its part of /f to `extend` bytes.
+  // /f is the first file of every store, so its inode number is the same
+  // in every root and only the parts differ.
+  int roots = 0;
+  auto make = [&](const std::vector<Put>& puts, const std::vector<int>& extenders,
+                  uint64_t extend, std::string* root) {
+    *root = dir_.Sub("root" + std::to_string(roots++));
+    for (const Put& p : puts) {
+      std::unique_ptr<FileSystem> fs;
+      ASSERT_OK(FileSystem::Open(Options(), *root, p.writer, &fs));
+      std::unique_ptr<File> f;
+      ASSERT_OK(fs->OpenFile("/f", kWrite | kCreate, 0644, &f));
+      ASSERT_OK(f->PWrite(p.data.data(), p.data.size(), p.offset));
+      ASSERT_OK(f->Close());
+      ASSERT_OK(fs->Close());
+    }
+    for (int w : extenders) {
+      std::unique_ptr<FileSystem> fs;
+      ASSERT_OK(FileSystem::Open(Options(), *root, w, &fs));
+      std::unique_ptr<File> f;
+      ASSERT_OK(fs->OpenFile("/f", kWrite | kCreate, 0644, &f));
+      ASSERT_OK(f->Truncate(extend));
+      ASSERT_OK(f->Close());
+      ASSERT_OK(fs->Close());
+    }
+  };
+  // The reader's checksum of /f; its content is `want`, and each view in
+  // `writers` gives the same checksum.
+  auto sum = [&](const std::string& root, const std::string& want,
+                 const std::vector<int>& writers, uint64_t* checksum) {
+    ASSERT_OK(FileSystem::Open(Options(), root, FileSystem::kReader, &fs_));
+    FileInfo info;
+    ASSERT_OK(fs_->Stat("/f", &info));
+    EXPECT_TRUE(info.checksum_valid);
+    EXPECT_TRUE(info.complete);
+    EXPECT_EQ(info.size, want.size());
+    EXPECT_TRUE(ReadAll("/f") == want);
+    ASSERT_OK(fs_->Verify("/f"));
+    *checksum = info.checksum;
+    ASSERT_OK(fs_->Close());
+    fs_.reset();
+    for (int w : writers) {
+      SCOPED_TRACE("writer " + std::to_string(w) + "'s view");
+      ASSERT_OK(FileSystem::Open(Options(), root, w, &fs_));
+      ASSERT_OK(fs_->Stat("/f", &info));
+      EXPECT_EQ(info.checksum, *checksum);
+      auto f = Open("/f", kRead);
+      ASSERT_TRUE(f);
+      ASSERT_OK(f->Stat(&info));
+      EXPECT_EQ(info.checksum, *checksum);
+      ASSERT_OK(f->Close());
+      ASSERT_OK(fs_->Close());
+      fs_.reset();
+    }
+  };
+  const std::string zeros(n, '\0');
+  struct Case {
+    const char* what;
+    std::vector<Put> puts;
+    std::vector<int> extenders;
+    uint64_t extend;
+    std::string want;
+    std::vector<int> views;
+  };
+  const std::vector<Case> cases = {
+      {"x by writer 0", {{0, 0, x}}, {}, 0, x, {0}},
+      {"x by writer 0, writers 1 and 2 extend it to 2n",
+       {{0, 0, x}}, {1, 2}, 2 * n, x + zeros, {0, 1, 2}},
+      {"x by writer 0, writers 1 and 2 extend it to 3n",
+       {{0, 0, x}}, {1, 2}, 3 * n, x + zeros + zeros, {0, 1, 2}},
+      {"x by writer 0, x again by writer 1 after it",
+       {{0, 0, x}, {1, n, x}}, {}, 0, x + x, {0, 1}},
+      {"x by writer 0, y by writer 1", {{0, 0, x}, {1, n, y}}, {}, 0, x + y, {0, 1}},
+      {"y by writer 0, x by writer 1 (the blocks swapped)",
+       {{0, 0, y}, {1, n, x}}, {}, 0, y + x, {0, 1}},
+  };
+  std::vector<uint64_t> sums;
+  std::vector<std::string> rootv;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string root;
+    make(c.puts, c.extenders, c.extend, &root);
+    if (HasFatalFailure()) return;
+    uint64_t s = 0;
+    sum(root, c.want, c.views, &s);
+    if (HasFatalFailure()) return;
+    sums.push_back(s);
+    rootv.push_back(root);
+  }
+  // Different contents, different checksums.
+  for (size_t i = 0; i < sums.size(); ++i) {
+    EXPECT_NE(sums[i], 0u) << cases[i].what;
+    for (size_t j = 0; j < i; ++j) {
+      EXPECT_NE(sums[i], sums[j]) << "\"" << cases[i].what << "\" and \""
+                                  << cases[j].what << "\"";
+    }
+  }
+  // The same parts held by the other writers: the checksum is the file's,
+  // not who wrote which part.
+  {
+    std::string root;
+    make({{1, 0, x}, {0, n, y}}, {}, 0, &root);
+    if (HasFatalFailure()) return;
+    uint64_t s = 0;
+    sum(root, x + y, {0, 1}, &s);
+    EXPECT_EQ(s, sums[4]);
+  }
+  // A part damaged in one writer's store: verify names that store.
+  std::string where;
+  size_t at = 0;
+  ASSERT_TRUE(FindBytes(rootv[4] + "/writer.00000001", y.substr(50000, 64), &where, &at));
+  FlipByte(where, at);
+  ASSERT_OK(FileSystem::Open(Options(), rootv[4], FileSystem::kReader, &fs_));
+  Status v = fs_->Verify("/f");
+  EXPECT_EQ(v.code(), Code::kCorruption) << v.ToString();
+  EXPECT_NE(v.message().find("writer.00000001"), std::string::npos) << v.ToString();
+}
+
 // An extent whose value in the value log cannot be read is reported as
 // what went wrong there: a flipped byte fails the value's checksum, a log
 // file cut short is truncated; either names the log file and the offset,

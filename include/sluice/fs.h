@@ -83,6 +83,9 @@ struct FileInfo {
   // being written, or whose writer died, is not complete, even if a sync
   // made its data and checksum durable (Verify then says Incomplete).
   bool complete = false;
+  // The file checksum (meaningful when checksum_valid): of a file several
+  // writers hold, one combined from each writer's, which depends on every
+  // part and not on the order of the writers.
   uint64_t checksum = 0;
 };
 

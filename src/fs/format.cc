@@ -2,6 +2,7 @@
 
 #include "util/hash.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -231,6 +232,21 @@ void FileChecksum::Add(uint64_t offset, uint64_t length, uint64_t sum) {
 }
 uint64_t FileChecksum::Value() const {
   return XXH64_digest(static_cast<XXH64_state_t*>(state_));
+}
+
+uint64_t MergedChecksum(std::vector<PartChecksum> parts) {
+  if (parts.size() == 1) return parts[0].checksum;
+  std::sort(parts.begin(), parts.end(),
+            [](const PartChecksum& a, const PartChecksum& b) {
+              return a.size != b.size ? a.size < b.size : a.checksum < b.checksum;
+            });
+  std::vector<uint64_t> words;
+  words.reserve(2 * parts.size());
+  for (const PartChecksum& p : parts) {
+    words.push_back(p.size);
+    words.push_back(p.checksum);
+  }
+  return XXH64(words.data(), words.size() * sizeof(uint64_t), parts.size());
 }
 
 }  // namespace fs

@@ -21,6 +21,9 @@
 // (offset, length, data checksum), seeded with its size: computed at close
 // or sync, so it covers the file as the writer left it; a file changed
 // since (still open, or whose writer died) carries kChecksumStale instead.
+// Each writer's inode has the checksum of its own part; the checksum of a
+// file several writers hold is combined from those when read
+// (MergedChecksum), and stored nowhere.
 // A file changed since its writer last closed it also carries kUnclosed,
 // which a sync keeps and only a close clears: a writer that synced and
 // then died has not finished the file, though what it synced checks out.
@@ -32,6 +35,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/status.h"
 
@@ -129,6 +133,20 @@ class FileChecksum {
  private:
   void* state_;
 };
+
+// One writer's part of a file several writers hold: its size and file
+// checksum, as its inode has them.
+struct PartChecksum {
+  uint64_t size;
+  uint64_t checksum;
+};
+// The checksum of a file from its writers' parts (never stored; computed
+// by whoever merges the parts): one part's is its own; of several, XXH64
+// over the (size, checksum) pairs in ascending order, seeded with their
+// number. So it does not depend on the order the writers are visited in
+// (nor on which writer holds which part), and parts that are alike do not
+// cancel out of it, as they did from the XOR it replaces.
+uint64_t MergedChecksum(std::vector<PartChecksum> parts);
 
 }  // namespace fs
 }  // namespace sluice

@@ -580,6 +580,7 @@ FileInfo MergeInfo(const std::vector<Inode>& parts) {
   f.mode = first.mode;
   f.checksum_valid = true;
   f.complete = true;
+  std::vector<PartChecksum> sums;
   for (const Inode& i : parts) {
     f.size = std::max(f.size, i.size);
     f.allocated += i.allocated;
@@ -588,8 +589,9 @@ FileInfo MergeInfo(const std::vector<Inode>& parts) {
     f.ctime_ns = std::max(f.ctime_ns, i.ctime_ns);
     f.checksum_valid = f.checksum_valid && !(i.flags & kChecksumStale);
     f.complete = f.complete && !(i.flags & (kChecksumStale | kUnclosed));
-    f.checksum ^= i.checksum;
+    sums.push_back({i.size, i.checksum});
   }
+  if (!f.is_dir) f.checksum = MergedChecksum(std::move(sums));
   return f;
 }
 

@@ -70,7 +70,8 @@ std::unique_ptr<PartsFile> NewPartsFile(const std::string& path,
                                         std::vector<PeerPart> parts);
 
 // The merged attributes of a file's records in several stores: the
-// largest size and times, the first record's mode, complete when each is.
+// largest size and times, the first record's mode, complete when each is,
+// the checksum combined from theirs (MergedChecksum in format.h).
 FileInfo MergeInfo(const std::vector<Inode>& parts);
 
 Status OpenReaderFs(const FsOptions& options, const std::string& root,
