@@ -9,7 +9,8 @@
 //
 //   crash_files run ROOT OPTIONS   trials SLUICE_CRASH_TRIALS (default 10),
 //                                  seed SLUICE_CRASH_SEED, kill within
-//                                  SLUICE_CRASH_MAX_MS (400)
+//                                  SLUICE_CRASH_MAX_MS (400); a fresh
+//                                  root every SLUICE_CRASH_FRESH_EVERY (50)
 //   crash_files writer ROOT OPTIONS SEED GENERATION   (started by run)
 //
 // OPTIONS is a store option list for sluice_options_set ("-" for none).
@@ -179,6 +180,8 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
   const uint64_t seed = EnvNumber("SLUICE_CRASH_SEED",
                                   static_cast<uint64_t>(time(nullptr)));
   const uint64_t max_ms = EnvNumber("SLUICE_CRASH_MAX_MS", 400);
+  const uint64_t fresh_every =
+      std::max<uint64_t>(1, EnvNumber("SLUICE_CRASH_FRESH_EVERY", 50));
   const Mode mode = sluice::crash::CrashMode();
   printf("crash_files: %s options %s mode %s seed %llu trials %llu\n",
          root.c_str(), opts.c_str(), sluice::crash::ModeName(mode),
@@ -194,10 +197,24 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
   std::string seen[kFiles];
   bool present[kFiles] = {};
   uint64_t failures = 0, commits = 0;
+  uint64_t commits_before_root = 0;  // fsyncs reported before this root
   uint64_t ends[3] = {};  // writers that ended by kPowerLost, kFaultSurfaced, kFaultSwallowed
   uint64_t rng = Mix(seed ^ 0xf11e5);
   for (uint64_t t = 1; t <= trials; ++t) {
     sluice::crash::ReportProgress("crash_files", t - 1, trials, failures);
+    // A fresh root every so often: a root that is never closed cleanly
+    // gathers a table per writer, and opening it gets slower.
+    if (t > 1 && (t - 1) % fresh_every == 0) {
+      if (system(("rm -rf '" + root + "' && mkdir -p '" + root + "'").c_str()) != 0) {
+        return 2;
+      }
+      commits_before_root = commits;
+      for (int f = 0; f < kFiles; ++f) {
+        committed[f] = Committed{};
+        seen[f].clear();
+        present[f] = false;
+      }
+    }
     rng = Mix(rng);
     // Under power and fault the writer ends itself; a minute is the limit.
     const double delay =
@@ -263,7 +280,7 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
     }
     // A power loss before anything was ever made durable may leave no
     // file system at all, which is right.
-    bool anything = commits > 0;
+    bool anything = commits > commits_before_root;
     for (int f = 0; f < kFiles; ++f) anything |= present[f];
     if (failure.empty() && !anything && !HasWriterStores(root)) continue;
     if (failure.empty() && Mount(root, opts, SLUICE_READER) != 0) {
