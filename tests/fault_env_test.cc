@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -238,6 +240,144 @@ INSTANTIATE_TEST_SUITE_P(Configs, StoreOverFaultEnv,
                                            "backend=rocksdb,wal=1",
                                            "backend=leveldb,wal=1",
                                            "backend=rocksdb,layout=lsm"),
+                         test::OptionsParamName());
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A read of a table that fails (as a bad sector does) is an error of the
+// call that met it, and takes nothing away: the writer then ends without
+// closing, and everything of its last barrier is there.
+class ReadFaultTest : public FaultEnvTest,
+                      public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(ReadFaultTest, AFailedTableReadLosesNoBarrier) {
+  const std::string path = dir_.Sub("store");
+  StoreOptions o;
+  ASSERT_TRUE(o.SetAll(GetParam()).ok());
+  o.write_buffer_size = 256 << 10;
+  std::map<std::string, std::string> model;
+  {
+    Env::SetDefault(old_);
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(o, path, &store).ok());
+    for (int round = 0; round < 6; ++round) {
+      for (int i = 0; i < 300; ++i) {
+        const std::string k = "k" + std::to_string(i);
+        model[k] = Value(i, round);
+        ASSERT_TRUE(store->Put(k, model[k]).ok());
+      }
+      ASSERT_TRUE(store->WriteBarrier().ok());
+    }
+    ASSERT_TRUE(store->Close().ok());
+  }
+  for (uint64_t n = 0; n < 40; ++n) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      Env::SetDefault(&env_);
+      env_.InjectAt(n, test::FaultEnv::kRead, EIO, false, ".sst");
+      std::unique_ptr<Store> store;
+      if (!Store::Open(o, path, &store).ok()) _exit(0);
+      for (int i = 0; i < 300; ++i) {
+        const std::string k = "k" + std::to_string(i);
+        std::string v;
+        Status s = store->Get(k, &v);
+        if (s.ok() && v != model[k]) _exit(3);  // a wrong value
+        s = store->Append(k, "+");
+        if (!s.ok()) _exit(0);
+      }
+      _exit(store->WriteBarrier().ok() ? 1 : 0);  // ends without closing
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "n=" << n;
+    ASSERT_NE(WEXITSTATUS(status), 3) << "n=" << n << ": a wrong value read";
+    if (WEXITSTATUS(status) == 1) {
+      for (auto& [k, v] : model) v += "+";  // that barrier succeeded
+    }
+    std::unique_ptr<Store> store;
+    Status s = Store::Open(o, path, &store);
+    ASSERT_TRUE(s.ok()) << "n=" << n << ": " << s.ToString();
+    int lost = 0;
+    for (auto& [k, v] : model) {
+      std::string got;
+      s = store->Get(k, &got);
+      if (!s.ok() || got != v) {
+        // Appends after the barrier that ended the child may be there.
+        if (s.ok() && got == v + "+") {
+          v = got;
+          continue;
+        }
+        ++lost;
+      }
+    }
+    ASSERT_EQ(lost, 0) << "n=" << n << ": keys of the last barrier lost";
+    ASSERT_TRUE(store->Close().ok());
+  }
+}
+
+// An asynchronous update that fails stops the ones issued after it: the
+// store holds a prefix of the updates, not the updates minus one. (An
+// append reads the value it extends, so a failed table read fails it.)
+TEST_P(ReadFaultTest, NothingIsAppliedBehindAFailedAsynchronousUpdate) {
+  const std::string path = dir_.Sub("store");
+  StoreOptions o;
+  ASSERT_TRUE(o.SetAll(GetParam()).ok());
+  o.write_buffer_size = 256 << 10;
+  Env::SetDefault(old_);
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(o, path, &store).ok());
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_TRUE(store->Put("k" + std::to_string(i), Value(i, 0)).ok());
+    }
+    ASSERT_TRUE(store->Close().ok());
+  }
+  Env::SetDefault(&env_);
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(o, path, &store).ok());
+    env_.InjectAt(100, test::FaultEnv::kRead, EIO, false,
+                  std::string(GetParam()).find("leveldb") != std::string::npos
+                      ? ".ldb"
+                      : ".sst");
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_TRUE(
+          store->Append("k" + std::to_string(i), "+", WriteMode::kAsync).ok());
+    }
+    Status z = store->Put("z", "after");
+    ASSERT_EQ(env_.injected(), 1u) << "no table read failed";
+    EXPECT_FALSE(z.ok()) << "a synchronous update went past the failed one";
+    EXPECT_FALSE(store->WriteBarrier().ok());
+    store->Close();
+  }
+  Env::SetDefault(old_);
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(o, path, &store).ok());
+  std::string v;
+  int updated = 0;
+  bool gap = false;
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(store->Get("k" + std::to_string(i), &v).ok());
+    if (v == Value(i, 0) + "+") {
+      EXPECT_FALSE(gap) << "k" << i << " was updated after a failed update";
+      ++updated;
+    } else {
+      ASSERT_EQ(v, Value(i, 0));
+      gap = true;
+    }
+  }
+  EXPECT_TRUE(gap) << "the failed update was applied";
+  EXPECT_TRUE(store->Get("z", &v).IsNotFound());
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ReadFaultTest,
+                         ::testing::Values("backend=rocksdb",
+                                           "backend=leveldb"),
                          test::OptionsParamName());
 
 }  // namespace

@@ -13,7 +13,10 @@
 //     order they were issued. Any later synchronous call on the store
 //     (Get included) first waits for the queue, so a thread always reads its
 //     own writes. An error in an asynchronous update is reported by the next
-//     WriteBarrier, StopBatch or Close.
+//     WriteBarrier, StopBatch or Close (and by every synchronous update
+//     until then); the updates issued after the failed one, asynchronous or
+//     synchronous, are not applied until a WriteBarrier has reported it, so
+//     the store holds a prefix of what was issued.
 //
 // WriteBarrier makes every update issued before it durable and blocks until
 // it is on disk. Updates between StartBatch and StopBatch are written to the

@@ -34,8 +34,12 @@ void AsyncQueue::Run() {
     if (queue_.empty()) return;  // stop_ and nothing left
     Item item = std::move(queue_.front());
     queue_.pop_front();
+    // After a failed update the ones queued behind it are dropped, until
+    // the error is taken: what the store holds stays a prefix of what was
+    // issued, as after a crash.
+    const bool failed = !error_.ok();
     lock.unlock();
-    Status s = apply_(item);
+    Status s = failed ? Status::OK() : apply_(item);
     lock.lock();
     if (!s.ok() && error_.ok()) error_ = s;
     bytes_ -= Size(item);

@@ -211,6 +211,10 @@ class StoreImpl final : public Store {
       return Status::OK();
     }
     async_.Drain();
+    // Nothing is applied behind a failed asynchronous update (it stays for
+    // the next barrier).
+    Status e = async_.PeekError();
+    if (!e.ok()) return e;
     return ApplyBatch(batch.rep());
   }
 
@@ -379,6 +383,8 @@ class StoreImpl final : public Store {
       return Status::OK();
     }
     async_.Drain();  // order after earlier asynchronous updates
+    Status e = async_.PeekError();
+    if (!e.ok()) return e;  // nothing is applied behind a failed one
     return Apply(op, key, value);
   }
 

@@ -96,7 +96,12 @@ class CrashEnv {
   // An operation failed with `message`. Under an injected fault the writer
   // ends here, as planned; any other error is a real one (exit 1).
   [[noreturn]] void Failed(const char* who, const std::string& message) {
-    if (env_ != nullptr && env_->injected() > 0) Stop(kFaultSurfaced);
+    if (env_ != nullptr && env_->injected() > 0) {
+      if (getenv("SLUICE_CRASH_VERBOSE") != nullptr) {
+        fprintf(stderr, "%s: %s\n", who, message.c_str());
+      }
+      Stop(kFaultSurfaced);
+    }
     fprintf(stderr, "%s: %s\n", who, message.c_str());
     _exit(1);
   }
