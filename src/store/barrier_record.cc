@@ -103,15 +103,12 @@ Status BarrierFile::OpenForWriting(const std::string& dir) {
 Status BarrierFile::Write(const BarrierRecord& record) {
   const std::string r = record.Encode();
   const off_t at = static_cast<off_t>((record.number % 2) * kSlotBytes);
-  size_t done = 0;
-  while (done < r.size()) {
-    const ssize_t n = Env::Default()->Pwrite(
-        fd_, r.data() + done, r.size() - done, at + static_cast<off_t>(done));
-    if (n < 0) return posix::Error("cannot write", path_, errno);
-    done += static_cast<size_t>(n);
+  if (int err = Env::Default()->WriteFull(fd_, r.data(), r.size(), at)) {
+    return posix::Error("cannot write", path_, err);
   }
-  if (Env::Default()->Fdatasync(fd_) != 0)
+  if (Env::Default()->Fdatasync(fd_) != 0) {
     return posix::Error("cannot sync", path_, errno);
+  }
   return Status::OK();
 }
 

@@ -28,12 +28,9 @@ leveldb::Status Error(const std::string& what, const std::string& path,
 leveldb::Status ReadAt(int fd, const std::string& path, uint64_t offset,
                        size_t n, Slice* result, char* scratch) {
   size_t got = 0;
-  while (got < n) {
-    const ssize_t r = Sys()->Pread(fd, scratch + got, n - got,
-                                   static_cast<off_t>(offset + got));
-    if (r < 0) return Error("cannot read", path, errno);
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
+  if (int err =
+          Sys()->ReadFull(fd, scratch, n, static_cast<off_t>(offset), &got)) {
+    return Error("cannot read", path, err);
   }
   *result = Slice(scratch, got);
   return leveldb::Status::OK();
@@ -92,15 +89,11 @@ class EnvWritableFile : public leveldb::WritableFile {
     if (fd_ >= 0) Sys()->Close(fd_);
   }
   leveldb::Status Append(const Slice& data) override {
-    size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t w =
-          Sys()->Pwrite(fd_, data.data() + done, data.size() - done,
-                        static_cast<off_t>(size_ + done));
-      if (w < 0) return Error("cannot write", path_, errno);
-      done += static_cast<size_t>(w);
+    if (int err = Sys()->WriteFull(fd_, data.data(), data.size(),
+                                   static_cast<off_t>(size_))) {
+      return Error("cannot write", path_, err);
     }
-    size_ += done;
+    size_ += data.size();
     return leveldb::Status::OK();
   }
   leveldb::Status Close() override {

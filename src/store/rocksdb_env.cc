@@ -33,12 +33,9 @@ IOStatus Error(const std::string& what, const std::string& path, int err) {
 IOStatus ReadAt(int fd, const std::string& path, uint64_t offset, size_t n,
                 Slice* result, char* scratch) {
   size_t got = 0;
-  while (got < n) {
-    const ssize_t r = Sys()->Pread(fd, scratch + got, n - got,
-                                   static_cast<off_t>(offset + got));
-    if (r < 0) return Error("cannot read", path, errno);
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
+  if (int err =
+          Sys()->ReadFull(fd, scratch, n, static_cast<off_t>(offset), &got)) {
+    return Error("cannot read", path, err);
   }
   *result = Slice(scratch, got);
   return IOStatus::OK();
@@ -95,15 +92,11 @@ class EnvWritableFile : public rocksdb::FSWritableFile {
   }
   IOStatus PositionedAppend(const Slice& data, uint64_t offset,
                             const IOOptions&, IODebugContext*) override {
-    size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t w =
-          Sys()->Pwrite(fd_, data.data() + done, data.size() - done,
-                        static_cast<off_t>(offset + done));
-      if (w < 0) return Error("cannot write", path_, errno);
-      done += static_cast<size_t>(w);
+    if (int err = Sys()->WriteFull(fd_, data.data(), data.size(),
+                                   static_cast<off_t>(offset))) {
+      return Error("cannot write", path_, err);
     }
-    if (offset + done > size_) size_ = offset + done;
+    if (offset + data.size() > size_) size_ = offset + data.size();
     return IOStatus::OK();
   }
   IOStatus Truncate(uint64_t size, const IOOptions&, IODebugContext*) override {

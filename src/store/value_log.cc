@@ -113,15 +113,7 @@ void GiveBuffer(char* p, size_t n) {
 // Reads up to `n` bytes at `offset`, stopping early only at the end of the
 // file; *got says how many. Returns 0 or the errno of a failed read.
 int ReadUpTo(int fd, char* buf, size_t n, uint64_t offset, size_t* got) {
-  *got = 0;
-  while (*got < n) {
-    ssize_t r = Env::Default()->Pread(fd, buf + *got, n - *got, offset + *got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return errno;
-    if (r == 0) break;
-    *got += static_cast<size_t>(r);
-  }
-  return 0;
+  return Env::Default()->ReadFull(fd, buf, n, static_cast<off_t>(offset), got);
 }
 
 // Opens with O_DIRECT when asked and possible; *direct says which it got.

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 
 namespace sluice {
 namespace {
@@ -72,6 +72,29 @@ int Env::Mkdir(const char* path, mode_t mode) { return mkdir(path, mode); }
 int Env::Rmdir(const char* path) { return rmdir(path); }
 int Env::Flock(int fd, int operation) {
   return NoIntr([&] { return flock(fd, operation); });
+}
+
+int Env::ReadFull(int fd, void* buf, size_t n, off_t offset, size_t* got) {
+  *got = 0;
+  while (*got < n) {
+    const ssize_t r = Pread(fd, static_cast<char*>(buf) + *got, n - *got,
+                            offset + static_cast<off_t>(*got));
+    if (r < 0) return errno;
+    if (r == 0) break;
+    *got += static_cast<size_t>(r);
+  }
+  return 0;
+}
+
+int Env::WriteFull(int fd, const void* buf, size_t n, off_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = Pwrite(fd, static_cast<const char*>(buf) + done, n - done,
+                             offset + static_cast<off_t>(done));
+    if (w < 0) return errno;
+    done += static_cast<size_t>(w);
+  }
+  return 0;
 }
 
 }  // namespace sluice

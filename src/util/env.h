@@ -55,6 +55,12 @@ class SLUICE_EXPORT Env {
   virtual int Mkdir(const char* path, mode_t mode);
   virtual int Rmdir(const char* path);
   virtual int Flock(int fd, int operation);
+
+  // Reads up to n bytes at offset through Pread, short only at the end of
+  // the file (*got says how many); writes all n through Pwrite. Each
+  // returns 0 or the errno of the call that failed.
+  int ReadFull(int fd, void* buf, size_t n, off_t offset, size_t* got);
+  int WriteFull(int fd, const void* buf, size_t n, off_t offset);
 };
 
 }  // namespace sluice
