@@ -77,7 +77,11 @@ class PosixApi : public Api {
     unlink(Path(info).c_str());
     if (mount_.empty()) return;
     // The value log keeps removed data; every rank drops its whole store
-    // (released by the interposer once its last stored file closed).
+    // (released by the interposer once its last stored file closed). Only
+    // once every rank's unlink is done: an unlink of a file several ranks
+    // wrote changes each of their stores, and would make again a store its
+    // rank had already removed.
+    MPI_Barrier(MPI_COMM_WORLD);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     RemovePath(sluice::FileSystem::StorePath(root_, rank));

@@ -137,11 +137,19 @@ Status ForPeerWriters(const FsOptions& options, const std::string& root,
                       Peers* peers, const std::vector<int>& writers,
                       const std::function<Status(int, FileSystem*)>& op) {
   std::vector<std::pair<int, std::unique_ptr<FileSystem>>> open;
+  // A store that is gone meanwhile (its writer removed it) holds nothing
+  // to change, and must not be made again.
+  FsOptions existing = options;
+  existing.store.create_if_missing = false;
   Status s;
   for (int w : writers) {
     peers->Drop(w);
     std::unique_ptr<FileSystem> fs;
-    s = OpenWriterFs(options, WriterStorePath(root, w), w, "", &fs);
+    s = OpenWriterFs(existing, WriterStorePath(root, w), w, "", &fs);
+    if (s.IsNotFound()) {
+      s = Status::OK();
+      continue;
+    }
     if (!s.ok()) {
       s = Status(s.code(), "writer " + std::to_string(w) +
                                " holds part of the file, and its store "
