@@ -18,6 +18,9 @@
 // "file version length" after each fsync that returned 0; a version's
 // bytes are a function of (seed, file, version) alone, so the checker
 // rebuilds them.
+//
+// SLUICE_CRASH_MODE=power or fault crashes the writer by a simulated power
+// loss or an injected I/O error instead of SIGKILL (crash/crash_env.h).
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -18,6 +18,9 @@
 // OPTIONS is a StoreOptions::SetAll list ("-" for none). Exit 0 when every
 // trial held; 1 otherwise, each failure described on stderr and its store
 // kept as DIR.failed-N.
+//
+// SLUICE_CRASH_MODE=power or fault crashes the writer by a simulated power
+// loss or an injected I/O error instead of SIGKILL (crash/crash_env.h).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
