@@ -43,22 +43,6 @@ namespace {
 // destructors too).
 std::map<std::string, int>* g_posix = nullptr;
 
-// `fd` moved up to the store's descriptors' range (close-on-exec), out of
-// the program's way, as the store's own are.
-int MoveUp(int fd) {
-  SLUICE_REAL(fcntl);
-  SLUICE_REAL(close);
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 128) return fd;
-  const int base = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 2048
-                       ? 1024 : static_cast<int>(rl.rlim_cur / 2);
-  if (fd >= base) return fd;
-  const int high = real_fcntl(fd, F_DUPFD_CLOEXEC, base);
-  if (high < 0) return fd;
-  real_close(fd);
-  return high;
-}
-
 // Opens the lock file of `path` (within the mount): a descriptor, or -1
 // with errno.
 int OpenLockFile(const std::string& path) {
@@ -73,7 +57,7 @@ int OpenLockFile(const std::string& path) {
   const std::string file = dir + name;
   const int fd = real_open(file.c_str(),
                            O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  return fd < 0 ? -1 : MoveUp(fd);
+  return fd < 0 ? -1 : AsideHigh(fd, 128);
 }
 
 // The lock-file descriptor for d's locks of `kind` (g_mu held): -1 with

@@ -127,21 +127,24 @@ char* MapPlaceholder(int rw_fd) {
   return m == MAP_FAILED ? nullptr : static_cast<char*>(m);
 }
 
-// `fd` moved to a high number (close-on-exec), out of the program's way
-// for the moment the placeholder is made; itself when none is free there.
-int AsideHigh(int fd) {
+}  // namespace
+
+int AsideHigh(int fd, rlim_t min_limit) {
   SLUICE_REAL(fcntl);
   SLUICE_REAL(close);
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64) return fd;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < min_limit) return fd;
   const int base = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 2048
-                       ? 1024 : static_cast<int>(rl.rlim_cur / 2);
+                       ? 1024
+                       : static_cast<int>(rl.rlim_cur / 2);
   if (fd >= base) return fd;
   const int high = real_fcntl(fd, F_DUPFD_CLOEXEC, base);
   if (high < 0) return fd;
   real_close(fd);
   return high;
 }
+
+namespace {
 
 void Say(const std::string& msg) {
   SLUICE_REAL(write);
@@ -798,7 +801,7 @@ int OpenLocked(const std::string& path, int flags, mode_t mode) {
   if (mfd < 0) {
     e = errno;
   } else {
-    mfd = AsideHigh(mfd);
+    mfd = AsideHigh(mfd, 64);
     if (real_ftruncate(mfd, kMapBytes) != 0 || !(d->map = MapPlaceholder(mfd))) {
       e = errno;
     } else {

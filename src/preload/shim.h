@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -108,6 +109,11 @@ inline int FailErrno(int e) {
   errno = e;
   return -1;
 }
+
+// `fd` moved to a high number (close-on-exec; 1024, or half the limit of
+// descriptors), out of the program's way; itself when none is free there
+// or the limit is below `min_limit`.
+int AsideHigh(int fd, rlim_t min_limit);
 
 // The file system, opened for reading or writing as `write` asks
 // (g_mu held). A writer view also serves reads.
