@@ -41,7 +41,10 @@ void AsyncQueue::Run() {
     lock.unlock();
     Status s = failed ? Status::OK() : apply_(item);
     lock.lock();
-    if (!s.ok() && error_.ok()) error_ = s;
+    if (!s.ok() && error_.ok()) {
+      error_ = s;
+      failed_.store(true, std::memory_order_release);
+    }
     bytes_ -= Size(item);
     ++applied_;
     pending_.fetch_sub(1, std::memory_order_release);
@@ -60,10 +63,12 @@ Status AsyncQueue::TakeError() {
   std::lock_guard<std::mutex> lock(mu_);
   Status s = std::move(error_);
   error_ = Status::OK();
+  failed_.store(false, std::memory_order_release);
   return s;
 }
 
 Status AsyncQueue::PeekError() {
+  if (!failed_.load(std::memory_order_acquire)) return Status::OK();
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
 }

@@ -63,6 +63,9 @@ class AsyncQueue {
   uint64_t applied_ = 0;              // GUARDED_BY(mu_)
   bool stop_ = false;                 // GUARDED_BY(mu_)
   Status error_;                      // GUARDED_BY(mu_)
+  // Whether error_ is set: lets PeekError, asked before every synchronous
+  // update, skip the lock when nothing failed.
+  std::atomic<bool> failed_{false};
   std::thread thread_;                // GUARDED_BY(mu_)
 };
 
