@@ -3,9 +3,13 @@
 #ifndef SLUICE_TESTS_CRASH_CRASH_UTIL_H_
 #define SLUICE_TESTS_CRASH_CRASH_UTIL_H_
 
+#include <dirent.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace sluice {
 namespace crash {
@@ -33,6 +37,19 @@ inline void ReportProgress(const char* driver, uint64_t done, uint64_t trials,
          static_cast<unsigned long long>(trials),
          static_cast<unsigned long long>(failures));
   fflush(stdout);
+}
+
+// Whether `root` holds a writer's store (writer.*): a writer killed before
+// its first write leaves none, and then no file system at all.
+inline bool HasWriterStores(const std::string& root) {
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (struct dirent* e = readdir(d)) {
+    found |= strncmp(e->d_name, "writer.", 7) == 0;
+  }
+  closedir(d);
+  return found;
 }
 
 }  // namespace crash

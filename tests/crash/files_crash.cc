@@ -166,18 +166,6 @@ bool IsPrefixOfAVersionOf(uint64_t seed, int f, uint64_t generation,
   return false;
 }
 
-// Whether `root` holds a writer's store (writer.*).
-bool HasWriterStores(const std::string& root) {
-  DIR* d = opendir(root.c_str());
-  if (d == nullptr) return false;
-  bool found = false;
-  while (struct dirent* e = readdir(d)) {
-    found |= strncmp(e->d_name, "writer.", 7) == 0;
-  }
-  closedir(d);
-  return found;
-}
-
 int Run(const char* self, const std::string& root, const std::string& opts) {
   const uint64_t trials = EnvNumber("SLUICE_CRASH_TRIALS", 10);
   const uint64_t seed = EnvNumber("SLUICE_CRASH_SEED",
@@ -285,7 +273,7 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
     // file system at all, which is right.
     bool anything = commits > commits_before_root;
     for (int f = 0; f < kFiles; ++f) anything |= present[f];
-    if (failure.empty() && !anything && !HasWriterStores(root)) continue;
+    if (failure.empty() && !anything && !sluice::crash::HasWriterStores(root)) continue;
     if (failure.empty() && Mount(root, opts, SLUICE_READER) != 0) {
       failure = std::string("the root does not mount: ") + sluice_errmsg();
     }
