@@ -93,6 +93,33 @@ void FaultEnv::PowerLossAt(uint64_t n, std::function<void()> then) {
   then_ = std::move(then);
 }
 
+void FaultEnv::StallOpens(std::string only) {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  stall_only_ = std::move(only);
+}
+
+void FaultEnv::Unstall() {
+  {
+    std::lock_guard<std::mutex> lock(stall_mu_);
+    stall_only_.clear();
+  }
+  stall_cv_.notify_all();
+}
+
+uint64_t FaultEnv::stalls() const {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  return stalls_;
+}
+
+void FaultEnv::MaybeStall(const char* path) {
+  std::unique_lock<std::mutex> lock(stall_mu_);
+  if (stall_only_.empty() || strstr(path, stall_only_.c_str()) == nullptr) {
+    return;
+  }
+  ++stalls_;
+  stall_cv_.wait(lock, [&] { return stall_only_.empty(); });
+}
+
 Status FaultEnv::DropUnsynced() {
   std::lock_guard<std::mutex> lock(mu_);
   return DropLocked();
@@ -271,6 +298,7 @@ Status FaultEnv::DropLocked() {
 }
 
 int FaultEnv::Open(const char* path, int flags, mode_t mode) {
+  MaybeStall(path);
   std::lock_guard<std::mutex> lock(mu_);
   if (int err = Check(kOpen, path)) return Fail(err);
   struct stat before;

@@ -32,6 +32,7 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -82,6 +83,13 @@ class FaultEnv : public Env {
   // Eligible calls so far of the kinds in mask.
   uint64_t calls(uint32_t mask) const;
 
+  // Opens of files whose path contains `only` wait until Unstall() (a
+  // compaction held before it writes its table, say). Every other call
+  // goes on. stalls(): opens that have waited so far.
+  void StallOpens(std::string only);
+  void Unstall();
+  uint64_t stalls() const;
+
   void PowerLossAt(uint64_t n, std::function<void()> then);
   Status DropUnsynced();
   bool powered_off() const;
@@ -119,6 +127,8 @@ class FaultEnv : public Env {
     std::string stash;       // an unlinked or replaced file's keeping link
   };
 
+  void MaybeStall(const char* path);
+
   // Counts the call and decides whether it fails: 0, or the errno to fail
   // with (*short_write: cut the write short instead). Also triggers the
   // power loss. Requires mu_.
@@ -153,6 +163,11 @@ class FaultEnv : public Env {
   std::function<void()> then_;
   bool off_ = false;
   uint64_t stash_seq_ = 0;
+
+  mutable std::mutex stall_mu_;  // never held with mu_
+  std::condition_variable stall_cv_;
+  std::string stall_only_;  // GUARDED_BY(stall_mu_); "" when none
+  uint64_t stalls_ = 0;     // GUARDED_BY(stall_mu_)
 };
 
 }  // namespace test

@@ -9,6 +9,8 @@
 #include <leveldb/write_batch.h>
 
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <mutex>
 
 #include "store/backend.h"
@@ -109,37 +111,61 @@ class LevelDBIterator : public Iterator {
 // "started" flag without the thread, and its first compaction would wait
 // forever. Each store runs its compactions on a thread of its own instead,
 // which Stop() ends when the store closes (see rocksdb_backend.cc).
-// LevelDB closes a log it rotates away from (a full memtable) without
-// syncing it, and a barrier syncs only the new log: after a power loss the
-// old log's tail would be gone while the new one, with the barrier's
-// record, survived. A log is therefore synced when it is closed.
-class SyncOnCloseFile : public leveldb::WritableFile {
+// LevelDB lets go of a log it rotates away from (a full memtable) by
+// deleting its writer, without Close() or a sync, and a barrier syncs only
+// the new log: after a power loss the old log's tail would be gone, until
+// the compaction of the old memtable has written its table, while the new
+// log, with the barrier's record, survived. A log is therefore synced when
+// it is let go, deleted or closed. LevelDB cannot be told that this sync
+// failed; `failed` is, and the backend then fails every later write and
+// barrier (see Kept).
+using LogSyncFailed = std::function<void(const leveldb::Status&)>;
+
+class SyncedLogFile : public leveldb::WritableFile {
  public:
-  explicit SyncOnCloseFile(leveldb::WritableFile* f) : f_(f) {}
+  SyncedLogFile(leveldb::WritableFile* f, LogSyncFailed failed)
+      : f_(f), failed_(std::move(failed)) {}
+  ~SyncedLogFile() override {
+    if (unsynced_) Report(f_->Sync());
+  }
   leveldb::Status Append(const leveldb::Slice& data) override {
+    unsynced_ = true;
     return f_->Append(data);
   }
   leveldb::Status Close() override {
-    leveldb::Status s = f_->Sync();
+    leveldb::Status s = unsynced_ ? f_->Sync() : leveldb::Status::OK();
+    unsynced_ = false;
+    Report(s);
     leveldb::Status c = f_->Close();
     return s.ok() ? c : s;
   }
   leveldb::Status Flush() override { return f_->Flush(); }
-  leveldb::Status Sync() override { return f_->Sync(); }
+  leveldb::Status Sync() override {
+    leveldb::Status s = f_->Sync();
+    if (s.ok()) unsynced_ = false;
+    return s;
+  }
 
  private:
+  void Report(const leveldb::Status& s) {
+    if (!s.ok() && failed_) failed_(s);
+  }
+
   std::unique_ptr<leveldb::WritableFile> f_;
+  const LogSyncFailed failed_;
+  bool unsynced_ = false;  // appended to since the last sync
 };
 
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
-  StoreThreadEnv() : leveldb::EnvWrapper(LevelDBEnvOverEnv()) {}
+  explicit StoreThreadEnv(LogSyncFailed failed)
+      : leveldb::EnvWrapper(LevelDBEnvOverEnv()), failed_(std::move(failed)) {}
 
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {
     leveldb::Status s = target()->NewWritableFile(name, out);
     if (s.ok() && name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
-      *out = new SyncOnCloseFile(*out);
+      *out = new SyncedLogFile(*out, failed_);
     }
     return s;
   }
@@ -154,6 +180,7 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
   void Stop() { threads_.Stop(); }
 
  private:
+  const LogSyncFailed failed_;
   StoreThreads threads_{"sluice:ldb", 1};
 };
 
@@ -172,7 +199,9 @@ class LevelDBBackend : public Backend {
     // A capacity-0 LRU cache caches nothing; nullptr would mean 8 MiB.
     cache_.reset(leveldb::NewLRUCache(options_.block_cache_bytes));
     leveldb::Options o;
-    env_ = std::make_unique<StoreThreadEnv>();
+    env_ = std::make_unique<StoreThreadEnv>([this](const leveldb::Status& ls) {
+      Keep(FromLevel(ls, "sync of a rotated log", dir_));
+    });
     o.env = env_.get();
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
@@ -299,13 +328,17 @@ class LevelDBBackend : public Backend {
   // there — losing later writes a barrier had acknowledged. The first
   // failed write is therefore kept and returned by every later write and
   // barrier, until the store is reopened.
+  // A rotated log that could not be synced (SyncedLogFile) is kept the
+  // same way, and fails the write during which it happened.
   Status Kept(const leveldb::Status& ls, const char* what) {
     Status s = FromLevel(ls, what, dir_);
-    if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(error_mu_);
-      if (error_.ok()) error_ = s;
-    }
-    return s;
+    if (!s.ok()) Keep(s);
+    std::lock_guard<std::mutex> lock(error_mu_);
+    return error_;
+  }
+  void Keep(const Status& s) {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok()) error_ = s;
   }
   leveldb::WriteOptions Sync() const {
     leveldb::WriteOptions w;
