@@ -22,7 +22,6 @@
 namespace sluice {
 namespace {
 
-constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'V', 'L'};
 constexpr size_t kHeaderBytes = ValueLog::kAlign;
 // Reads through a bounce buffer go in pieces of at most this many bytes.
 constexpr size_t kBounceBytes = 8u << 20;
@@ -131,75 +130,7 @@ int OpenMaybeDirect(const std::string& path, int flags, bool want_direct,
   return Env::Default()->Open(path.c_str(), flags | O_CLOEXEC, 0644);
 }
 
-std::string EncodeFileHeader(uint32_t file) {
-  std::string h(kHeaderBytes, '\0');
-  char* p = &h[0];
-  memcpy(p, kMagic, 8);
-  EncodeFixed32(p + 8, ValueLog::kFormatVersion);
-  EncodeFixed32(p + 12, kHeaderBytes);
-  EncodeFixed32(p + 16, file);
-  EncodeFixed32(p + 20, 0);
-  EncodeFixed64(p + 24, static_cast<uint64_t>(time(nullptr)) * 1000000000u);
-  EncodeFixed64(p + kHeaderBytes - 8, XXH64(p, kHeaderBytes - 8, 0));
-  return h;
-}
-
-Status CheckFileHeader(const char* p, size_t n, uint32_t file,
-                       const std::string& path) {
-  if (n < kHeaderBytes || memcmp(p, kMagic, 8) != 0) {
-    return Status::Corruption("value log " + path +
-                              " has no value-log header (bad magic number or "
-                              "truncated)");
-  }
-  if (DecodeFixed32(p + 12) != kHeaderBytes ||
-      XXH64(p, kHeaderBytes - 8, 0) != DecodeFixed64(p + kHeaderBytes - 8)) {
-    return Status::Corruption("value log " + path +
-                              " fails its header checksum");
-  }
-  const uint32_t version = DecodeFixed32(p + 8);
-  if (version > ValueLog::kFormatVersion) {
-    return Status::VersionTooNew("value log " + path + " has format version " +
-                                 std::to_string(version) +
-                                 "; this Sluice reads up to " +
-                                 std::to_string(ValueLog::kFormatVersion));
-  }
-  if (DecodeFixed32(p + 16) != file) {
-    return Status::Corruption("value log " + path + " says it is file " +
-                              std::to_string(DecodeFixed32(p + 16)));
-  }
-  return Status::OK();
-}
-
 }  // namespace
-
-void ValuePointer::EncodeTo(char* dst) const {
-  EncodeFixed32(dst, file);
-  EncodeFixed64(dst + 4, offset);
-  EncodeFixed32(dst + 12, length);
-  EncodeFixed64(dst + 16, checksum);
-}
-
-ValuePointer ValuePointer::DecodeFrom(const char* src) {
-  ValuePointer p;
-  p.file = DecodeFixed32(src);
-  p.offset = DecodeFixed64(src + 4);
-  p.length = DecodeFixed32(src + 12);
-  p.checksum = DecodeFixed64(src + 16);
-  return p;
-}
-
-namespace {
-uint64_t LocationMix(uint32_t file, uint64_t offset) {
-  char loc[12];
-  EncodeFixed32(loc, file);
-  EncodeFixed64(loc + 4, offset);
-  return XXH64(loc, sizeof loc, 0x5a17ce);
-}
-}  // namespace
-
-uint64_t ValueChecksum(uint32_t file, uint64_t offset, std::string_view value) {
-  return XXH3_64bits(value.data(), value.size()) ^ LocationMix(file, offset);
-}
 
 Status ValueLog::Open(const Options& options, const std::string& dir,
                       std::unique_ptr<ValueLog>* out) {
@@ -265,7 +196,7 @@ Status ValueLog::StartFile(uint32_t file) {
     Env::Default()->Unlink(path.c_str());
     return s;
   }
-  const std::string header = EncodeFileHeader(file);
+  const std::string header = EncodeValueLogHeader(file);
   char* b = buffers_[fill_].data;
   memcpy(b, header.data(), header.size());
   ssize_t w = Env::Default()->Pwrite(fd, b, kHeaderBytes, 0);
@@ -325,7 +256,7 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
   p->file = file_;
   p->offset = fill_off_ + fill_used_;
   p->length = static_cast<uint32_t>(value.size());
-  p->checksum = data_sum ^ LocationMix(p->file, p->offset);
+  p->checksum = data_sum ^ ValueLocationMix(p->file, p->offset);
   const char* src = value.data();
   size_t n = value.size();
   while (n > 0) {
@@ -513,7 +444,7 @@ Status ValueLog::GetReadFile(uint32_t file, ReadFile* rf) {
   char* h = AllocAligned(kHeaderBytes);
   ssize_t r = h ? Env::Default()->Pread(f.fd, h, kHeaderBytes, 0) : -1;
   Status s = r < 0 ? posix::Error("cannot read value log", path, errno)
-                   : CheckFileHeader(h, static_cast<size_t>(r), file, path);
+                   : CheckValueLogHeader(h, static_cast<size_t>(r), file, path);
   free(h);
   if (!s.ok()) {
     Env::Default()->Close(f.fd);
@@ -721,7 +652,7 @@ Status ValueLog::CheckValue(const ValuePointer& p, const char* data) const {
 
 Status ValueLog::CheckValueHash(const ValuePointer& p, uint64_t hash) const {
   // ValueChecksum, from the hash of the bytes.
-  if ((hash ^ LocationMix(p.file, p.offset)) != p.checksum) {
+  if ((hash ^ ValueLocationMix(p.file, p.offset)) != p.checksum) {
     return Status::Corruption("value log " + FileName(p.file) +
                               ": the value at offset " +
                               std::to_string(p.offset) + " (length " +

@@ -25,15 +25,7 @@
 // its next barrier, stay allocated until ReclaimAllBut (a file system
 // whose fallocate cannot punch holes keeps everything).
 //
-// File format, version 1 (little-endian):
-//   [0, 4096)  header:  0 8 magic "SLUICEVL", 8 4 version, 12 4 header
-//              size (4096), 16 4 file number, 20 4 flags (0), 24 8 creation
-//              time (ns), zero up to 4088, 4088 8 XXH64 (seed 0) of
-//              [0, 4088)
-//   [4096, …)  values, packed back to back, no per-value header: each is
-//              found through its ValuePointer, which carries its length and
-//              an XXH3 checksum seeded with its location (a pointer to the
-//              wrong place fails).
+// File format: value_log_format.h.
 //
 // Thread-safety: every method may be called concurrently, except Close.
 #ifndef SLUICE_STORE_VALUE_LOG_H_
@@ -54,22 +46,9 @@
 #include <vector>
 
 #include "sluice/status.h"
+#include "store/value_log_format.h"
 
 namespace sluice {
-
-struct ValuePointer {
-  uint32_t file = 0;
-  uint64_t offset = 0;
-  uint32_t length = 0;
-  uint64_t checksum = 0;
-
-  static constexpr size_t kEncodedSize = 24;
-  void EncodeTo(char* dst) const;
-  static ValuePointer DecodeFrom(const char* src);
-};
-
-// The checksum a pointer carries for `value` stored at (file, offset).
-uint64_t ValueChecksum(uint32_t file, uint64_t offset, std::string_view value);
 
 class ValueLog {
  public:
@@ -89,8 +68,8 @@ class ValueLog {
     // A new file is started when one reaches this size.
     uint64_t file_bytes = 1ull << 30;
   };
-  static constexpr size_t kAlign = 4096;
-  static constexpr uint32_t kFormatVersion = 1;
+  static constexpr size_t kAlign = kValueLogHeaderBytes;
+  static constexpr uint32_t kFormatVersion = kValueLogFormatVersion;
 
   // `dir` holds the log files (created when writable).
   static Status Open(const Options& options, const std::string& dir,
