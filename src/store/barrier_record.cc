@@ -47,6 +47,12 @@ Status BarrierRecord::Decode(std::string_view data, const std::string& what,
     return Status::Corruption(what + " has unknown version " +
                               std::to_string(DecodeFixed32(p + 8)));
   }
+  for (size_t i = 32; i < 56; ++i) {
+    if (p[i] != 0) {
+      return Status::Corruption(what + " has reserved byte " +
+                                std::to_string(i) + " set");
+    }
+  }
   out->layout = DecodeFixed32(p + 12);
   out->number = DecodeFixed64(p + 16);
   out->created_nanos = DecodeFixed64(p + 24);

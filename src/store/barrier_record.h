@@ -20,7 +20,7 @@
 //  12  4  layout id (as in the store header)
 //  16  8  barrier number (0: created, no barrier with changes yet)
 //  24  8  the store's creation time (ns), as in its header
-//  32 24  zero
+//  32 24  zero (a record with any of them set is refused)
 //  56  8  XXH64 (seed 0) of [0, 56)
 // The file is 8192 bytes: two slots of 4096 (each its own page and
 // physical sector), barrier n in slot n % 2, written in place (pwrite,
