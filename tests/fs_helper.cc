@@ -9,6 +9,12 @@
 //       /unsynced and writes to it, writes /synced and syncs it (a barrier
 //       of the whole store), then exits without closing anything: a writer
 //       that died after an fsync
+//   fs_helper cut ROOT W OPTIONS
+//       as writer W: appends 100000 bytes of 'b' to /f in one call (with
+//       extents of 64 KiB, the first reaches the store during the call),
+//       then writes /other and syncs it (a barrier of the whole store),
+//       then exits without closing anything: a writer that died in the
+//       middle of a write
 #include <unistd.h>
 
 #include <cstdio>
@@ -66,8 +72,26 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(s);
     _exit(0);  // no Close: both files stay as the sync left them
   }
+  if (cmd == "cut" && argc == 5) {
+    sluice::FsOptions options;
+    Status s;
+    if (std::string(argv[4]) != "-") s = options.SetAll(argv[4]);
+    std::unique_ptr<sluice::FileSystem> fs;
+    if (s.ok()) s = sluice::FileSystem::Open(options, argv[2], atoi(argv[3]), &fs);
+    std::unique_ptr<sluice::File> f, other;
+    const std::string data(100000, 'b');
+    if (s.ok()) s = fs->OpenFile("/f", sluice::kWrite | sluice::kAppend, 0, &f);
+    if (s.ok()) s = f->Write(data.data(), data.size());
+    if (s.ok()) {
+      s = fs->OpenFile("/other", sluice::kWrite | sluice::kCreate, 0644, &other);
+    }
+    if (s.ok()) s = other->Write("other", 5);
+    if (s.ok()) s = other->Sync();
+    if (!s.ok()) return Fail(s);
+    _exit(0);  // no Close: the rest of the append is lost
+  }
   fprintf(stderr,
           "usage: fs_helper dirent ROOT W DIR NAME TARGET | "
-          "died ROOT W OPTIONS\n");
+          "died ROOT W OPTIONS | cut ROOT W OPTIONS\n");
   return 2;
 }

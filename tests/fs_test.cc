@@ -857,6 +857,72 @@ TEST_P(FsTest, SyncedButNeverClosedIsIncomplete) {
   }
 }
 
+// A writer that dies in the middle of a write call, after the call has
+// stored its first extents and a barrier (another file's sync) has made
+// them durable, leaves a file that holds its bytes from before the write
+// and a prefix of the written ones: a later sync and close of it leave it
+// readable whole, and growing it reads zeros past its end.
+TEST_P(FsTest, WriterDeadInAWriteLeavesNoBytesPastTheEnd) {
+  auto f = Open("/f", kWrite | kCreate);
+  Write(f.get(), std::string(100000, 'a'), 0);
+  ASSERT_OK(f->Close());
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  std::string options = "backend=" + std::string(GetParam()).substr(
+                                         0, std::string(GetParam()).find('_'));
+  if (std::string(GetParam()).find("_lsm") != std::string::npos) {
+    options += ",layout=lsm";
+  }
+  std::string out;
+  ASSERT_EQ(test::RunCommand(std::string(FS_HELPER) + " cut " + dir_.path() +
+                                 " 0 " + options + ",extent_bytes=64k",
+                             &out),
+            0)
+      << out;
+  ASSERT_OK(FileSystem::Open(Options(), dir_.path(), 0, &fs_));
+  const std::string got = ReadAll("/f");
+  ASSERT_GE(got.size(), 100000u);
+  ASSERT_LE(got.size(), 200000u);
+  EXPECT_TRUE(got == std::string(100000, 'a') +
+                        std::string(got.size() - 100000, 'b'))
+      << got.size() << " bytes";
+  // An fsync of it (on a read-only descriptor) and its close set its
+  // checksum: a reader reads it whole.
+  auto r = Open("/f", kRead);
+  ASSERT_OK(r->Sync());
+  ASSERT_OK(r->Close());
+  ASSERT_OK(fs_->Close());
+  fs_.reset();
+  auto read_whole = [&](std::string* data) {
+    std::unique_ptr<FileSystem> reader;
+    Status s = FileSystem::Open(Options(), dir_.path(), FileSystem::kReader, &reader);
+    std::unique_ptr<File> file;
+    if (s.ok()) s = reader->OpenFile("/f", kRead, 0, &file);
+    char buf[16384];
+    size_t n = 1;
+    while (s.ok() && n > 0) {
+      s = file->Read(buf, sizeof buf, &n);
+      if (s.ok()) data->append(buf, n);
+    }
+    if (file) file->Close();
+    if (reader) reader->Close();
+    return s;
+  };
+  std::string whole;
+  const Status read = read_whole(&whole);
+  EXPECT_OK(read);
+  if (read.ok()) EXPECT_TRUE(whole == got);
+  // Made longer, it reads zeros past its old end, not the rest of an
+  // extent the dead writer stored.
+  ASSERT_OK(FileSystem::Open(Options(), dir_.path(), 0, &fs_));
+  ASSERT_OK(fs_->Truncate("/f", got.size() + 50000));
+  const std::string grown = ReadAll("/f");
+  ASSERT_EQ(grown.size(), got.size() + 50000);
+  EXPECT_TRUE(grown.compare(0, got.size(), got) == 0);
+  EXPECT_EQ(std::count(grown.begin() + got.size(), grown.end(), '\0'), 50000)
+      << "zero bytes past the old end, " << got.size();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FsTest,
                          ::testing::Values("rocksdb", "leveldb", "rocksdb_lsm"),
                          [](const auto& info) { return std::string(info.param); });

@@ -67,6 +67,12 @@ Status WriterFs::Commit(OpenInode* st) {
   FsStore::PutExtentValue(ino, offset, st->buf_sum.Value(), &st->buf, &b);
   Inode inode = st->inode;
   inode.allocated = inode.allocated - removed + length;
+  // The size covers the extent in the same batch: a write call stores each
+  // full extent before it sets st->inode.size, and a writer that dies in
+  // the call must not leave bytes past the file's end (a later sync's
+  // checksum would cover them, and making the file longer would show them
+  // rather than zeros).
+  inode.size = std::max(inode.size, offset + length);
   inode.flags |= kChecksumStale | kUnclosed;
   FsStore::PutInode(&b, inode);
   s = store_->WriteFor(ino, b);
