@@ -250,10 +250,8 @@ Status WriterFs::Rmdir(const std::string& raw) {
 Status WriterFs::Unlink(const std::string& raw) {
   std::lock_guard<std::mutex> lock(mu_);
   Resolved r;
-  Status s = ResolveLocked(raw, &r);
-  if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
   std::vector<PeerPart> parts;
-  s = PeersOf(r.path, &parts);
+  Status s = ResolveWithPeersLocked(raw, &r, &parts);
   if (!s.ok()) return s;
   if (!parts.empty()) {
     // Every other writer's part goes first; none does when one of their
@@ -437,10 +435,8 @@ Status WriterFs::Truncate(const std::string& path, uint64_t size) {
 Status WriterFs::SetAttr(const std::string& raw, const SetAttrs& a) {
   std::lock_guard<std::mutex> lock(mu_);
   Resolved r;
-  Status s = ResolveLocked(raw, &r);
-  if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
   std::vector<PeerPart> parts;
-  s = PeersOf(r.path, &parts);
+  Status s = ResolveWithPeersLocked(raw, &r, &parts);
   if (!s.ok()) return s;
   if (!parts.empty()) {
     s = ForPeerWriters(options_, root_, peers_.get(), WritersOf(parts),

@@ -260,6 +260,14 @@ class WriterFs : public FileSystem {
   Status PeersOf(const std::string& path, std::vector<PeerPart>* parts) {
     return peers_ ? peers_->Find(path, parts) : Status::OK();
   }
+  // Resolves `raw` and finds its other writers' parts: with peers, a path
+  // this writer does not hold is no error (r->exists is false).
+  Status ResolveWithPeersLocked(const std::string& raw, Resolved* r,
+                                std::vector<PeerPart>* parts) {
+    Status s = ResolveLocked(raw, r);
+    if (!s.ok() && !(peers_ && s.IsNotFound())) return s;
+    return PeersOf(r->path, parts);
+  }
   static std::vector<int> WritersOf(const std::vector<PeerPart>& parts) {
     std::vector<int> w;
     for (const PeerPart& p : parts) w.push_back(p.store->writer());
