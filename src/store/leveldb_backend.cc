@@ -115,29 +115,98 @@ class LevelDBIterator : public Iterator {
 // deleting its writer, without Close() or a sync, and a barrier syncs only
 // the new log: after a power loss the old log's tail would be gone, until
 // the compaction of the old memtable has written its table, while the new
-// log, with the barrier's record, survived. A log is therefore synced when
-// it is let go, deleted or closed. LevelDB cannot be told that this sync
-// failed; `failed` is, and the backend then fails every later write and
-// barrier (see Kept).
+// log, with the barrier's record, survived. A log let go of unsynced is
+// therefore kept open (RetiredLogs) until the next barrier syncs it, or
+// until LevelDB deletes it, once its memtable is in a synced table and the
+// MANIFEST says so; then it is dropped unsynced. The switch itself, on
+// LevelDB's write path, waits for no disk.
 using LogSyncFailed = std::function<void(const leveldb::Status&)>;
+
+class RetiredLogs {
+ public:
+  explicit RetiredLogs(LogSyncFailed failed) : failed_(std::move(failed)) {}
+
+  // More than kMax waiting (no barrier for that many memtables): the
+  // oldest is synced at once, so the open files stay bounded.
+  void Add(const std::string& name, std::unique_ptr<leveldb::WritableFile> f) {
+    std::unique_ptr<leveldb::WritableFile> oldest;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      logs_.emplace_back(name, std::move(f));
+      if (logs_.size() > kMax) {
+        oldest = std::move(logs_.front().second);
+        logs_.erase(logs_.begin());
+      }
+    }
+    if (oldest) Report(SyncAndClose(oldest.get()));
+  }
+  // LevelDB deletes a log only once what it held is durable elsewhere.
+  void Drop(const std::string& name) {
+    std::unique_ptr<leveldb::WritableFile> gone;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = logs_.begin(); it != logs_.end(); ++it) {
+      if (it->first == name) {
+        gone = std::move(it->second);
+        logs_.erase(it);
+        return;
+      }
+    }
+  }
+  // Every log let go of before the call is durable when it returns OK.
+  // Callers are serialised: one that found the list empty while another
+  // was still syncing what it took would otherwise return too early.
+  leveldb::Status SyncAll() {
+    std::lock_guard<std::mutex> one(sync_mu_);
+    std::vector<std::pair<std::string, std::unique_ptr<leveldb::WritableFile>>>
+        logs;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      logs.swap(logs_);
+    }
+    leveldb::Status first;
+    for (auto& [name, f] : logs) {
+      leveldb::Status s = SyncAndClose(f.get());
+      Report(s);
+      if (first.ok()) first = s;
+    }
+    return first;
+  }
+
+ private:
+  static constexpr size_t kMax = 4;
+  static leveldb::Status SyncAndClose(leveldb::WritableFile* f) {
+    leveldb::Status s = f->Sync();
+    leveldb::Status c = f->Close();
+    return s.ok() ? c : s;
+  }
+  void Report(const leveldb::Status& s) {
+    if (!s.ok() && failed_) failed_(s);
+  }
+
+  const LogSyncFailed failed_;
+  std::mutex sync_mu_;
+  std::mutex mu_;
+  // GUARDED_BY(mu_): oldest first
+  std::vector<std::pair<std::string, std::unique_ptr<leveldb::WritableFile>>>
+      logs_;
+};
 
 class SyncedLogFile : public leveldb::WritableFile {
  public:
-  SyncedLogFile(leveldb::WritableFile* f, LogSyncFailed failed)
-      : f_(f), failed_(std::move(failed)) {}
-  ~SyncedLogFile() override {
-    if (unsynced_) Report(f_->Sync());
-  }
+  SyncedLogFile(std::string name, leveldb::WritableFile* f,
+                RetiredLogs* retired)
+      : name_(std::move(name)), f_(f), retired_(retired) {}
+  ~SyncedLogFile() override { LetGo(); }
   leveldb::Status Append(const leveldb::Slice& data) override {
     unsynced_ = true;
     return f_->Append(data);
   }
   leveldb::Status Close() override {
-    leveldb::Status s = unsynced_ ? f_->Sync() : leveldb::Status::OK();
-    unsynced_ = false;
-    Report(s);
-    leveldb::Status c = f_->Close();
-    return s.ok() ? c : s;
+    if (unsynced_) {
+      LetGo();
+      return leveldb::Status::OK();
+    }
+    return f_ ? f_->Close() : leveldb::Status::OK();
   }
   leveldb::Status Flush() override { return f_->Flush(); }
   leveldb::Status Sync() override {
@@ -147,28 +216,38 @@ class SyncedLogFile : public leveldb::WritableFile {
   }
 
  private:
-  void Report(const leveldb::Status& s) {
-    if (!s.ok() && failed_) failed_(s);
+  void LetGo() {
+    if (unsynced_ && f_) retired_->Add(name_, std::move(f_));
+    unsynced_ = false;
   }
 
+  const std::string name_;
   std::unique_ptr<leveldb::WritableFile> f_;
-  const LogSyncFailed failed_;
+  RetiredLogs* const retired_;
   bool unsynced_ = false;  // appended to since the last sync
 };
 
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
   explicit StoreThreadEnv(LogSyncFailed failed)
-      : leveldb::EnvWrapper(LevelDBEnvOverEnv()), failed_(std::move(failed)) {}
+      : leveldb::EnvWrapper(LevelDBEnvOverEnv()), retired_(std::move(failed)) {}
 
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {
     leveldb::Status s = target()->NewWritableFile(name, out);
-    if (s.ok() && name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
-      *out = new SyncedLogFile(*out, failed_);
-    }
+    if (s.ok() && IsLog(name)) *out = new SyncedLogFile(name, *out, &retired_);
     return s;
   }
+  leveldb::Status RemoveFile(const std::string& name) override {
+    if (IsLog(name)) retired_.Drop(name);
+    return target()->RemoveFile(name);
+  }
+  leveldb::Status DeleteFile(const std::string& name) override {
+    return RemoveFile(name);
+  }
+
+  // Makes every log LevelDB let go of so far durable (a barrier).
+  leveldb::Status SyncRetiredLogs() { return retired_.SyncAll(); }
 
   void Schedule(void (*function)(void*), void* arg) override {
     // After Stop() the job is not taken: the DB is gone, nothing to do.
@@ -180,7 +259,11 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
   void Stop() { threads_.Stop(); }
 
  private:
-  const LogSyncFailed failed_;
+  static bool IsLog(const std::string& name) {
+    return name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+  }
+
+  RetiredLogs retired_;
   StoreThreads threads_{"sluice:ldb", 1};
 };
 
@@ -295,14 +378,20 @@ class LevelDBBackend : public Backend {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_.ok()) return error_;
     }
-    return Kept(db_->Write(w, &empty), "flush");
+    Status s = Kept(db_->Write(w, &empty), "flush");
+    if (!s.ok()) return s;
+    return Kept(env_->SyncRetiredLogs(), "sync of a rotated log");
   }
   Status Close() override {
     db_.reset();  // LevelDB's destructor waits for its background work
-    if (env_) env_->Stop();
+    Status s;
+    if (env_) {
+      s = FromLevel(env_->SyncRetiredLogs(), "sync of a rotated log", dir_);
+      env_->Stop();
+    }
     cache_.reset();
     filter_.reset();
-    return Status::OK();
+    return s;
   }
   bool HasNativeAppend() const override { return false; }
   bool WantsWriteBuffer() const override { return !options_.wal; }
