@@ -116,10 +116,12 @@ class LevelDBIterator : public Iterator {
 // the new log: after a power loss the old log's tail would be gone, until
 // the compaction of the old memtable has written its table, while the new
 // log, with the barrier's record, survived. A log let go of unsynced is
-// therefore kept open (RetiredLogs) until the next barrier syncs it, or
-// until LevelDB deletes it, once its memtable is in a synced table and the
+// therefore kept open (RetiredLogs) until the next sync of the new log
+// syncs it first -- a barrier's, or a synchronous write's -- or until
+// LevelDB deletes it, once its memtable is in a synced table and the
 // MANIFEST says so; then it is dropped unsynced. The switch itself, on
-// LevelDB's write path, waits for no disk.
+// LevelDB's write path, waits for no disk, and no later log is durable
+// before an earlier one: a power loss keeps a prefix of the updates.
 using LogSyncFailed = std::function<void(const leveldb::Status&)>;
 
 class RetiredLogs {
@@ -138,7 +140,10 @@ class RetiredLogs {
         logs_.erase(logs_.begin());
       }
     }
-    if (oldest) Report(SyncAndClose(oldest.get()));
+    if (oldest) {
+      std::lock_guard<std::mutex> one(sync_mu_);  // see SyncAll
+      Report(SyncAndClose(oldest.get()));
+    }
   }
   // LevelDB deletes a log only once what it held is durable elsewhere.
   void Drop(const std::string& name) {
@@ -191,26 +196,28 @@ class RetiredLogs {
       logs_;
 };
 
-class SyncedLogFile : public leveldb::WritableFile {
+class LogFile : public leveldb::WritableFile {
  public:
-  SyncedLogFile(std::string name, leveldb::WritableFile* f,
-                RetiredLogs* retired)
+  LogFile(std::string name, leveldb::WritableFile* f, RetiredLogs* retired)
       : name_(std::move(name)), f_(f), retired_(retired) {}
-  ~SyncedLogFile() override { LetGo(); }
+  ~LogFile() override { LetGo(); }
   leveldb::Status Append(const leveldb::Slice& data) override {
     unsynced_ = true;
     return f_->Append(data);
   }
   leveldb::Status Close() override {
-    if (unsynced_) {
-      LetGo();
-      return leveldb::Status::OK();
-    }
+    LetGo();
     return f_ ? f_->Close() : leveldb::Status::OK();
   }
-  leveldb::Status Flush() override { return f_->Flush(); }
+  leveldb::Status Flush() override {
+    return f_ ? f_->Flush() : leveldb::Status::OK();
+  }
+  // The logs let go of before this one first: this one's updates came
+  // after theirs.
   leveldb::Status Sync() override {
-    leveldb::Status s = f_->Sync();
+    if (!f_) return leveldb::Status::OK();
+    leveldb::Status s = retired_->SyncAll();
+    if (s.ok()) s = f_->Sync();
     if (s.ok()) unsynced_ = false;
     return s;
   }
@@ -235,7 +242,7 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {
     leveldb::Status s = target()->NewWritableFile(name, out);
-    if (s.ok() && IsLog(name)) *out = new SyncedLogFile(name, *out, &retired_);
+    if (s.ok() && IsLog(name)) *out = new LogFile(name, *out, &retired_);
     return s;
   }
   leveldb::Status RemoveFile(const std::string& name) override {
@@ -369,8 +376,10 @@ class LevelDBBackend : public Backend {
   Status Flush() override {
     if (options_.read_only) return Status::OK();
     // LevelDB has no memtable flush short of a full compaction; an empty
-    // batch written with sync=true fsyncs the log, which makes every
-    // earlier write durable.
+    // batch written with sync=true fsyncs the logs LevelDB let go of, then
+    // its log (LogFile::Sync), which makes every earlier write durable. A
+    // log let go of during that write holds only writes as late as the
+    // barrier; it is synced too, so that none is left waiting.
     leveldb::WriteOptions w;
     w.sync = true;
     leveldb::WriteBatch empty;
@@ -388,6 +397,10 @@ class LevelDBBackend : public Backend {
     if (env_) {
       s = FromLevel(env_->SyncRetiredLogs(), "sync of a rotated log", dir_);
       env_->Stop();
+    }
+    if (s.ok()) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      s = error_;
     }
     cache_.reset();
     filter_.reset();
@@ -417,8 +430,8 @@ class LevelDBBackend : public Backend {
   // there — losing later writes a barrier had acknowledged. The first
   // failed write is therefore kept and returned by every later write and
   // barrier, until the store is reopened.
-  // A rotated log that could not be synced (SyncedLogFile) is kept the
-  // same way, and fails the write during which it happened.
+  // A rotated log that could not be synced (RetiredLogs) is kept the same
+  // way: it fails the barrier or write that synced it, and every later one.
   Status Kept(const leveldb::Status& ls, const char* what) {
     Status s = FromLevel(ls, what, dir_);
     if (!s.ok()) Keep(s);
