@@ -826,11 +826,7 @@ TEST_P(FsTest, SyncedButNeverClosedIsIncomplete) {
   fs_.reset();
   // Another process: /synced written and synced, /unsynced written (the
   // sync's barrier stored its creation), then it died.
-  std::string options = "backend=" + std::string(GetParam()).substr(
-                                         0, std::string(GetParam()).find('_'));
-  if (std::string(GetParam()).find("_lsm") != std::string::npos) {
-    options += ",layout=lsm";
-  }
+  const std::string options = test::BackendParamOptions(GetParam());
   std::string out;
   ASSERT_EQ(test::RunCommand(std::string(FS_HELPER) + " died " + dir_.path() +
                                  " 0 " + options,
@@ -868,11 +864,7 @@ TEST_P(FsTest, WriterDeadInAWriteLeavesNoBytesPastTheEnd) {
   ASSERT_OK(f->Close());
   ASSERT_OK(fs_->Close());
   fs_.reset();
-  std::string options = "backend=" + std::string(GetParam()).substr(
-                                         0, std::string(GetParam()).find('_'));
-  if (std::string(GetParam()).find("_lsm") != std::string::npos) {
-    options += ",layout=lsm";
-  }
+  const std::string options = test::BackendParamOptions(GetParam());
   std::string out;
   ASSERT_EQ(test::RunCommand(std::string(FS_HELPER) + " cut " + dir_.path() +
                                  " 0 " + options + ",extent_bytes=64k",

@@ -119,10 +119,14 @@ inline std::string Pattern(uint64_t seed, size_t size) {
 
 // Applies a test parameter "BACKEND" or "BACKEND_lsm" (the backend, with
 // the value-log layout unless "_lsm" asks for LSMIO's).
+// The same as an options string, for a helper process's command line.
+inline std::string BackendParamOptions(const std::string& param) {
+  std::string options = "backend=" + param.substr(0, param.find('_'));
+  if (param.find("_lsm") != std::string::npos) options += ",layout=lsm";
+  return options;
+}
 inline Status ApplyBackendParam(const std::string& param, StoreOptions* o) {
-  Status s = o->Set("backend", param.substr(0, param.find('_')));
-  if (param.find("_lsm") != std::string::npos) o->layout = StoreLayout::kLsm;
-  return s;
+  return o->SetAll(BackendParamOptions(param));
 }
 
 // Runs a shell command, returns its exit status and combined output.
