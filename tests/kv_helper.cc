@@ -5,6 +5,9 @@
 //                                 put "B" (100 KB of 'b'), then enough small
 //                                 values that the tree flushes on its own,
 //                                 wait, _exit
+//   kv_helper spill DIR OPTIONS N SIZE
+//                                 put "s<i>" (Pattern(i, SIZE)) for i < N,
+//                                 _exit: no barrier, no close
 //   kv_helper persist DIR OPTIONS SIZE...
 //                                 put "p<SIZE>" (Pattern(SIZE, SIZE)) for
 //                                 each SIZE, append "+tail" to p1, delete
@@ -50,7 +53,7 @@ static int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: kv_helper hold|crash|overwrite|persist|async|stats|"
+    fprintf(stderr, "usage: kv_helper hold|crash|overwrite|spill|persist|async|stats|"
                     "peak|huge DIR OPTIONS [N...]\n");
     return 2;
   }
@@ -90,6 +93,15 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(s);
     usleep(300000);  // the tree's own flush completes
     _exit(0);        // no barrier, no close
+  }
+  if (cmd == "spill" && argc == 6) {
+    const int n = atoi(argv[4]);
+    const size_t size = static_cast<size_t>(atol(argv[5]));
+    for (int i = 0; s.ok() && i < n; ++i) {
+      s = store->Put("s" + std::to_string(i), sluice::test::Pattern(i, size));
+    }
+    if (!s.ok()) return Fail(s);
+    _exit(0);
   }
   // No Close after the barrier: what it made durable must survive.
   if (cmd == "persist") {

@@ -122,7 +122,9 @@ struct SLUICE_EXPORT StoreOptions {
   // update is also appended to a log: safer between barriers, and about half
   // the write bandwidth. LevelDB cannot turn its log off: with wal=false,
   // Sluice buffers LevelDB's updates in a write batch and writes the batch
-  // at the barrier (or when it reaches write_buffer_size), as LSMIO does.
+  // at the barrier (or when it reaches write_buffer_size), as LSMIO does,
+  // holding LevelDB's log records in memory until then (up to an eighth
+  // of write_buffer_size, or a full memtable).
   // Default: false.
   bool wal = false;
 

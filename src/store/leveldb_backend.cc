@@ -1,6 +1,7 @@
 // The LevelDB adapter. LevelDB cannot turn its log off, so with wal=false
 // the store buffers updates (WantsWriteBuffer) and writes them as one batch
-// at the barrier, as LSMIO does; the barrier then fsyncs the log once.
+// at the barrier, as LSMIO does, and the log's records stay in memory until
+// the barrier writes and fsyncs them (LogFile).
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/env.h>
@@ -9,6 +10,8 @@
 #include <leveldb/write_batch.h>
 
 #include <cstdio>
+#include <cstring>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -120,7 +123,7 @@ class LevelDBIterator : public Iterator {
 // syncs it first -- a barrier's, or a synchronous write's -- or until
 // LevelDB deletes it, once its memtable is in a synced table and the
 // MANIFEST says so; then it is dropped unsynced. The switch itself, on
-// LevelDB's write path, waits for no disk, and no later log is durable
+// LevelDB's write path, waits for no log sync, and no later log is durable
 // before an earlier one: a power loss keeps a prefix of the updates.
 using LogSyncFailed = std::function<void(const leveldb::Status&)>;
 
@@ -176,6 +179,9 @@ class RetiredLogs {
     }
     return first;
   }
+  void Report(const leveldb::Status& s) {
+    if (!s.ok() && failed_) failed_(s);
+  }
 
  private:
   static constexpr size_t kMax = 4;
@@ -183,9 +189,6 @@ class RetiredLogs {
     leveldb::Status s = f->Sync();
     leveldb::Status c = f->Close();
     return s.ok() ? c : s;
-  }
-  void Report(const leveldb::Status& s) {
-    if (!s.ok() && failed_) failed_(s);
   }
 
   const LogSyncFailed failed_;
@@ -196,53 +199,112 @@ class RetiredLogs {
       logs_;
 };
 
+// What must be durable before log bytes reach the file or a table is
+// created: the values their locations point at (Backend::SetDurabilityHook).
+using BeforeTreeData = std::function<leveldb::Status()>;
+
+// With wal=false an update lives in memory until the barrier (options.h),
+// and LevelDB's log is then written only by a barrier: the appended records
+// are held here (`deferred`) until a sync, until kDeferredMax of them are
+// waiting, or until LevelDB lets the log go. Before any of them reaches the
+// file the store's hook makes their values durable -- once per barrier,
+// not once per batch LevelDB is given. With wal=true every record is
+// written at once, as LevelDB does (the hook then ran before the write).
 class LogFile : public leveldb::WritableFile {
  public:
-  LogFile(std::string name, leveldb::WritableFile* f, RetiredLogs* retired)
-      : name_(std::move(name)), f_(f), retired_(retired) {}
+  LogFile(std::string name, leveldb::WritableFile* f, RetiredLogs* retired,
+          const BeforeTreeData* before, bool deferred, size_t deferred_max)
+      : name_(std::move(name)),
+        f_(f),
+        retired_(retired),
+        before_(before),
+        deferred_(deferred),
+        deferred_max_(deferred_max) {}
   ~LogFile() override { LetGo(); }
   leveldb::Status Append(const leveldb::Slice& data) override {
     unsynced_ = true;
+    if (deferred_) {
+      held_.append(data.data(), data.size());
+      return leveldb::Status::OK();
+    }
     return f_->Append(data);
   }
   leveldb::Status Close() override {
     LetGo();
     return f_ ? f_->Close() : leveldb::Status::OK();
   }
+  // LevelDB flushes after every record: held records wait for more.
   leveldb::Status Flush() override {
-    return f_ ? f_->Flush() : leveldb::Status::OK();
+    if (!f_) return leveldb::Status::OK();
+    if (held_.size() >= deferred_max_) return WriteHeld();
+    return f_->Flush();
   }
   // The logs let go of before this one first: this one's updates came
   // after theirs.
   leveldb::Status Sync() override {
     if (!f_) return leveldb::Status::OK();
     leveldb::Status s = retired_->SyncAll();
+    if (s.ok()) s = WriteHeld();
     if (s.ok()) s = f_->Sync();
     if (s.ok()) unsynced_ = false;
     return s;
   }
 
  private:
+  leveldb::Status WriteHeld() {
+    if (held_.empty()) return leveldb::Status::OK();
+    leveldb::Status s = (*before_)();
+    if (s.ok()) s = f_->Append(held_);
+    if (s.ok()) s = f_->Flush();
+    held_.clear();  // a failed write is kept by the store (Kept)
+    return s;
+  }
+  // What LevelDB let go of is written now (its order among the logs is
+  // then kept by the syncs alone); a failure fails the next barrier.
   void LetGo() {
-    if (unsynced_ && f_) retired_->Add(name_, std::move(f_));
+    if (!f_) return;
+    if (!held_.empty()) retired_->Report(WriteHeld());
+    if (unsynced_) retired_->Add(name_, std::move(f_));
     unsynced_ = false;
   }
 
   const std::string name_;
   std::unique_ptr<leveldb::WritableFile> f_;
   RetiredLogs* const retired_;
+  const BeforeTreeData* const before_;
+  const bool deferred_;
+  const size_t deferred_max_;
+  std::string held_;       // records not yet given to the file
   bool unsynced_ = false;  // appended to since the last sync
 };
 
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
-  explicit StoreThreadEnv(LogSyncFailed failed)
-      : leveldb::EnvWrapper(LevelDBEnvOverEnv()), retired_(std::move(failed)) {}
+  // `before` runs before log records reach a file and before a table is
+  // created; `deferred`: see LogFile.
+  StoreThreadEnv(LogSyncFailed failed, BeforeTreeData before, bool deferred,
+                 size_t deferred_max)
+      : leveldb::EnvWrapper(LevelDBEnvOverEnv()),
+        retired_(std::move(failed)),
+        before_(std::move(before)),
+        deferred_(deferred),
+        deferred_max_(deferred_max) {}
 
+  // A table holds the locations of a memtable's values (a compaction that
+  // writes it has no hook of its own): they are made durable first, and if
+  // they cannot be, LevelDB gets the error (it then takes no more writes).
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {
+    *out = nullptr;
+    if (IsTable(name)) {
+      leveldb::Status h = before_();
+      if (!h.ok()) return h;
+    }
     leveldb::Status s = target()->NewWritableFile(name, out);
-    if (s.ok() && IsLog(name)) *out = new LogFile(name, *out, &retired_);
+    if (s.ok() && IsLog(name)) {
+      *out = new LogFile(name, *out, &retired_, &before_, deferred_,
+                         deferred_max_);
+    }
     return s;
   }
   leveldb::Status RemoveFile(const std::string& name) override {
@@ -266,11 +328,19 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
   void Stop() { threads_.Stop(); }
 
  private:
-  static bool IsLog(const std::string& name) {
-    return name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+  static bool EndsWith(const std::string& name, const char* tail) {
+    const size_t n = strlen(tail);
+    return name.size() > n && name.compare(name.size() - n, n, tail) == 0;
+  }
+  static bool IsLog(const std::string& name) { return EndsWith(name, ".log"); }
+  static bool IsTable(const std::string& name) {
+    return EndsWith(name, ".ldb") || EndsWith(name, ".sst");
   }
 
   RetiredLogs retired_;
+  const BeforeTreeData before_;
+  const bool deferred_;
+  const size_t deferred_max_;
   StoreThreads threads_{"sluice:ldb", 1};
 };
 
@@ -289,9 +359,12 @@ class LevelDBBackend : public Backend {
     // A capacity-0 LRU cache caches nothing; nullptr would mean 8 MiB.
     cache_.reset(leveldb::NewLRUCache(options_.block_cache_bytes));
     leveldb::Options o;
-    env_ = std::make_unique<StoreThreadEnv>([this](const leveldb::Status& ls) {
-      Keep(FromLevel(ls, "sync of a rotated log", dir_));
-    });
+    env_ = std::make_unique<StoreThreadEnv>(
+        [this](const leveldb::Status& ls) {
+          Keep(FromLevel(ls, "write or sync of a rotated log", dir_));
+        },
+        [this] { return RunHook(); }, !options_.wal,
+        std::max<size_t>(options_.write_buffer_size / 8, 64u << 10));
     o.env = env_.get();
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
@@ -410,19 +483,31 @@ class LevelDBBackend : public Backend {
   bool WantsWriteBuffer() const override { return !options_.wal; }
 
  private:
-  // LevelDB logs every write, and replays its log after a crash: what a
-  // write needs must be durable before it.
+  // LevelDB logs every write, and replays its log after a crash: with
+  // wal=true, what a write needs must be durable before it. With wal=false
+  // the log's records wait in memory, and the hook runs before they are
+  // written (LogFile).
   Status BeforeWrite() {
     {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_.ok()) return error_;
     }
+    return options_.wal ? Hook() : Status::OK();
+  }
+  Status Hook() {
     DurabilityHook hook;
     {
       std::lock_guard<std::mutex> lock(hook_mu_);
       hook = hook_;
     }
     return hook ? hook() : Status::OK();
+  }
+  leveldb::Status RunHook() {
+    Status s = Hook();
+    if (s.ok()) return leveldb::Status::OK();
+    return leveldb::Status::IOError(
+        "the values could not be made durable before their locations",
+        s.ToString());
   }
   // A write LevelDB could not finish leaves its log in a state it does not
   // know: the log writer has counted the bytes as written, so the records
