@@ -94,8 +94,11 @@ void FaultEnv::PowerLossAt(uint64_t n, std::function<void()> then) {
 }
 
 void FaultEnv::StallOpens(std::string only) {
-  std::lock_guard<std::mutex> lock(stall_mu_);
-  stall_only_ = std::move(only);
+  {
+    std::lock_guard<std::mutex> lock(stall_mu_);
+    stall_only_ = std::move(only);
+  }
+  stall_cv_.notify_all();
 }
 
 void FaultEnv::Unstall() {
@@ -117,7 +120,9 @@ void FaultEnv::MaybeStall(const char* path) {
     return;
   }
   ++stalls_;
-  stall_cv_.wait(lock, [&] { return stall_only_.empty(); });
+  stall_cv_.wait(lock, [&] {
+    return stall_only_.empty() || strstr(path, stall_only_.c_str()) == nullptr;
+  });
 }
 
 Status FaultEnv::DropUnsynced() {

@@ -83,9 +83,10 @@ class FaultEnv : public Env {
   // Eligible calls so far of the kinds in mask.
   uint64_t calls(uint32_t mask) const;
 
-  // Opens of files whose path contains `only` wait until Unstall() (a
-  // compaction held before it writes its table, say). Every other call
-  // goes on. stalls(): opens that have waited so far.
+  // Opens of files whose path contains `only` wait until Unstall(), or
+  // until a later StallOpens no longer matches them (a compaction held
+  // before it writes its table, say). Every other call goes on. stalls():
+  // opens that have waited so far.
   void StallOpens(std::string only);
   void Unstall();
   uint64_t stalls() const;

@@ -364,11 +364,11 @@ TEST_P(StoreOverFaultEnv, ARotatedLogThatCannotBeSyncedFailsTheBarrier) {
 }
 
 // With wal=false LevelDB's log records wait in memory, and the values they
-// point at are made durable when the records are written: at a barrier,
-// when enough wait, or when a memtable switch lets the log go. When that
-// last fails (a full disk under the value log), the switched memtable's
-// compaction must not write a table of locations whose values may be
-// lost: after a power loss every key reads its barrier's value, a later
+// point at are made durable when the records are written (at a barrier, or
+// when enough wait) and before the table of a memtable switched away from
+// is written. When the value log cannot be synced there (a full disk under
+// it), the compaction must not write a table of locations whose values may
+// be lost: after a power loss every key reads its barrier's value, a later
 // one, or nothing -- never an error.
 TEST_P(StoreOverFaultEnv, ATableNeverPointsAtValuesThatFailedToSync) {
   if (std::string(GetParam()) != "backend=leveldb") {
@@ -435,6 +435,84 @@ TEST_P(StoreOverFaultEnv, ATableNeverPointsAtValuesThatFailedToSync) {
     EXPECT_TRUE(s.ok()) << "n" << i << ": " << s.ToString();
   }
   EXPECT_EQ(errors, 0) << "of " << written << " keys written after the barrier";
+}
+
+// The records a memtable switch left waiting in the old log are written
+// before the new log's (unless the old memtable's table came first: the
+// compaction is held here). When that write fails, no later record may
+// reach a file -- not the rest of that write, not a barrier's, not the
+// close's -- or a restart would replay the new log's records without the
+// old log's: not a prefix of the updates.
+TEST_P(StoreOverFaultEnv, NoLogRecordIsWrittenAfterAFailedOne) {
+  if (std::string(GetParam()) != "backend=leveldb") {
+    GTEST_SKIP() << "LevelDB with wal=false holds its log records";
+  }
+  const std::string path = dir_.Sub("store");
+  const int barriered = 20;
+  std::atomic<int> written{0};
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(Options(), path, &store).ok());
+    for (int i = 0; i < barriered; ++i) {
+      ASSERT_TRUE(store->Put("k" + std::to_string(i), Value(i, 0)).ok());
+    }
+    ASSERT_TRUE(store->WriteBarrier().ok());
+    std::string old_log;
+    for (const auto& e : std::filesystem::directory_iterator(path + "/leveldb")) {
+      if (e.path().extension() == ".log") old_log = "/leveldb/" + e.path().filename().string();
+    }
+    ASSERT_FALSE(old_log.empty());
+    env_.StallOpens(".log");  // the switch opens the new log first
+    Status failed;
+    std::thread writer([&] {
+      for (int i = 0; i < 20000; ++i) {
+        failed = store->Put("n" + std::to_string(i), Value(i, 1));
+        if (!failed.ok()) return;
+        written = i + 1;
+      }
+    });
+    for (int t = 0; t < 1000 && env_.stalls() == 0; ++t) usleep(10000);
+    if (env_.stalls() > 0) {
+      env_.InjectAt(0, test::FaultEnv::kWrite, EIO, false, old_log);
+    }
+    env_.StallOpens(".ldb");  // lets the log go on, holds the compaction
+    writer.join();
+    ASSERT_GE(env_.stalls(), 1u) << "the memtable never switched";
+    ASSERT_FALSE(failed.ok()) << "the writer never met the failed write";
+    ASSERT_EQ(env_.injected(), 1u) << "the old log's records were never written";
+    env_.Unstall();
+    EXPECT_FALSE(store->WriteBarrier().ok());
+    store->Close();  // fails; what it writes stays (a SIGKILL, not a power cut)
+    for (const auto& e : std::filesystem::directory_iterator(path + "/leveldb")) {
+      const std::string name = "/leveldb/" + e.path().filename().string();
+      if (e.path().extension() == ".log" && name != old_log) {
+        EXPECT_EQ(e.file_size(), 0u) << name << " was written after the "
+                                        "failed write of " << old_log;
+      }
+    }
+  }
+  Env::SetDefault(old_);
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(), path, &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int i = 0; i < barriered; ++i) {
+    std::string v;
+    s = store->Get("k" + std::to_string(i), &v);
+    ASSERT_TRUE(s.ok()) << "k" << i << ": " << s.ToString();
+    EXPECT_EQ(v, Value(i, 0)) << "k" << i;
+  }
+  int prefix = 0;  // the later keys found, in their order
+  for (int i = 0; i < written; ++i) {
+    std::string v;
+    s = store->Get("n" + std::to_string(i), &v);
+    ASSERT_TRUE(s.ok() || s.IsNotFound()) << "n" << i << ": " << s.ToString();
+    if (s.ok()) {
+      ASSERT_EQ(v, Value(i, 1)) << "n" << i;
+      EXPECT_EQ(prefix, i) << "n" << i << " is there, n" << prefix
+                           << " (written before it) is not";
+      prefix = i + 1;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, StoreOverFaultEnv,

@@ -7,6 +7,9 @@
 //                                 wait, _exit
 //   kv_helper spill DIR OPTIONS N SIZE
 //                                 put "s<i>" (Pattern(i, SIZE)) for i < N,
+//                                 stopping after the put that made the
+//                                 tree write its log (a *.log file in DIR's
+//                                 backend directory no longer empty),
 //                                 _exit: no barrier, no close
 //   kv_helper persist DIR OPTIONS SIZE...
 //                                 put "p<SIZE>" (Pattern(SIZE, SIZE)) for
@@ -28,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -35,6 +39,17 @@
 #include "test_util.h"
 
 using sluice::Status;
+
+// Whether a log of the store's tree (DIR/leveldb or DIR/rocksdb) holds bytes.
+static bool TreeLogWritten(const std::string& dir) {
+  for (const char* tree : {"/leveldb", "/rocksdb"}) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir + tree, ec)) {
+      if (e.path().extension() == ".log" && e.file_size(ec) > 0) return true;
+    }
+  }
+  return false;
+}
 
 // The KiB of FIELD ("VmHWM:") in the /proc file PATH, or -1 without it.
 static long ProcKib(const char* path, const std::string& field) {
@@ -97,7 +112,7 @@ int main(int argc, char** argv) {
   if (cmd == "spill" && argc == 6) {
     const int n = atoi(argv[4]);
     const size_t size = static_cast<size_t>(atol(argv[5]));
-    for (int i = 0; s.ok() && i < n; ++i) {
+    for (int i = 0; s.ok() && i < n && !TreeLogWritten(dir); ++i) {
       s = store->Put("s" + std::to_string(i), sluice::test::Pattern(i, size));
     }
     if (!s.ok()) return Fail(s);

@@ -323,18 +323,19 @@ TEST_P(CrashAfterOverwriteTest, ReadsTheOldValueOrTheNew) {
   ASSERT_OK(store->Close());
 }
 
-// Values for the value log, no barrier, then a crash after the tree has
-// written some of its log on its own (LevelDB writes the records it holds
-// once 1/8 of a write buffer waits; with wal=1 each update is logged): the
-// tree's log must never hold a location whose value was still in the value
-// log's memory. Every key the store has reads its value.
+// Values for the value log, no barrier, then a crash right after the tree
+// has first written its log on its own (LevelDB writes the records it
+// holds once an eighth of a write buffer waits; with wal=1 each update is
+// logged), while the last values are still in the value log's memory: the
+// tree's log must never hold a location whose value was not written first.
+// Every key the store has reads its value.
 class CrashAfterSpillTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CrashAfterSpillTest, EveryKeyTheTreeKeptReadsItsValue) {
   test::TempDir dir;
   const std::string path = dir.path() + "/store";
   const std::string options = std::string(GetParam()) + ",write_buffer_size=256k";
-  const int n = 2000;
+  const int n = 20000;  // the helper stops long before
   const size_t size = 8192;
   std::string out;
   ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " spill " + path + " " +

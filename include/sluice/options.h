@@ -124,7 +124,7 @@ struct SLUICE_EXPORT StoreOptions {
   // Sluice buffers LevelDB's updates in a write batch and writes the batch
   // at the barrier (or when it reaches write_buffer_size), as LSMIO does,
   // holding LevelDB's log records in memory until then (up to an eighth
-  // of write_buffer_size, or a full memtable).
+  // of write_buffer_size, at least 64 KiB).
   // Default: false.
   bool wal = false;
 

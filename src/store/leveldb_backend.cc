@@ -1,7 +1,7 @@
 // The LevelDB adapter. LevelDB cannot turn its log off, so with wal=false
 // the store buffers updates (WantsWriteBuffer) and writes them as one batch
-// at the barrier, as LSMIO does, and the log's records stay in memory until
-// the barrier writes and fsyncs them (LogFile).
+// at the barrier, as LSMIO does, and the log's records mostly wait in
+// memory for the barrier to write and fsync them (Logs).
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/env.h>
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 
@@ -109,206 +110,267 @@ class LevelDBIterator : public Iterator {
   const std::string dir_;
 };
 
-// LevelDB's default Env runs compactions on one process-wide thread that
-// never ends. A child forked after a store closed would then inherit a
-// "started" flag without the thread, and its first compaction would wait
-// forever. Each store runs its compactions on a thread of its own instead,
-// which Stop() ends when the store closes (see rocksdb_backend.cc).
-// LevelDB lets go of a log it rotates away from (a full memtable) by
-// deleting its writer, without Close() or a sync, and a barrier syncs only
-// the new log: after a power loss the old log's tail would be gone, until
-// the compaction of the old memtable has written its table, while the new
-// log, with the barrier's record, survived. A log let go of unsynced is
-// therefore kept open (RetiredLogs) until the next sync of the new log
-// syncs it first -- a barrier's, or a synchronous write's -- or until
-// LevelDB deletes it, once its memtable is in a synced table and the
-// MANIFEST says so; then it is dropped unsynced. The switch itself, on
-// LevelDB's write path, waits for no log sync, and no later log is durable
-// before an earlier one: a power loss keeps a prefix of the updates.
-using LogSyncFailed = std::function<void(const leveldb::Status&)>;
+// LevelDB's logs. LevelDB appends every write to its log, replays the log
+// after a crash, and lets go of a log it rotates away from (a full
+// memtable) by deleting its writer, without Close() or a sync, while its
+// barrier syncs only the new log. Here:
+//  - The log's records wait in memory (wal=false: an update lives in memory
+//    until the barrier, options.h) until a sync, until `deferred_max` bytes
+//    wait (0 with wal=true: every record is written at once), or until the
+//    store closes; the value log's sync (the store's hook) runs before any
+//    of them reaches a file, so no location is on disk before its value.
+//    The value log is then synced about once per barrier, not once per
+//    batch the store spills into the tree.
+//  - A log LevelDB lets go of keeps its file open and its waiting records
+//    (Retire) until the next write of records writes them first and the
+//    next sync syncs them first -- so no later log is written, or durable,
+//    before an earlier one, and a crash keeps a prefix of the updates --
+//    or until LevelDB deletes it, once its memtable is in a synced table
+//    and the MANIFEST says so; then it is dropped, what it still holds
+//    neither written nor synced.
+//    The switch itself does no I/O (it runs under LevelDB's mutex), unless
+//    more than kMaxRetired logs wait: the oldest is then made durable.
+//  - A table holds the locations of a memtable's values: before the first
+//    table after a switch the hook runs (BeforeTable), and if it fails the
+//    table is refused and LevelDB takes no more writes.
+//  - The first write, sync or hook that fails is kept: no record is written
+//    after it (a record after a lost one would make a replay that is not a
+//    prefix), and it is reported to the store (LogFailed), which returns it
+//    from every later write and barrier.
+using LogFailed = std::function<void(const leveldb::Status&)>;
+using BeforeTreeData = std::function<leveldb::Status()>;
 
-class RetiredLogs {
+class Logs {
  public:
-  explicit RetiredLogs(LogSyncFailed failed) : failed_(std::move(failed)) {}
+  Logs(LogFailed failed, BeforeTreeData before, size_t deferred_max)
+      : failed_(std::move(failed)),
+        before_(std::move(before)),
+        deferred_max_(deferred_max) {}
 
-  // More than kMax waiting (no barrier for that many memtables): the
-  // oldest is synced at once, so the open files stay bounded.
-  void Add(const std::string& name, std::unique_ptr<leveldb::WritableFile> f) {
-    std::unique_ptr<leveldb::WritableFile> oldest;
+  size_t deferred_max() const { return deferred_max_; }
+
+  // Writes the retired logs' waiting records, then `*held` to `f` (the
+  // current log).
+  leveldb::Status Write(leveldb::WritableFile* f, std::string* held) {
+    std::lock_guard<std::mutex> one(io_mu_);
+    std::vector<Retired*> retired;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      logs_.emplace_back(name, std::move(f));
-      if (logs_.size() > kMax) {
-        oldest = std::move(logs_.front().second);
-        logs_.erase(logs_.begin());
-      }
+      for (Retired& r : retired_) retired.push_back(&r);
     }
-    if (oldest) {
-      std::lock_guard<std::mutex> one(sync_mu_);  // see SyncAll
-      Report(SyncAndClose(oldest.get()));
+    leveldb::Status s = BeforeRecords(retired, held);
+    for (Retired* r : retired) {
+      if (s.ok()) s = WriteHeld(r->file.get(), &r->held);
     }
+    if (s.ok()) s = WriteHeld(f, held);
+    return Failed(s);
+  }
+  // Makes every retired log durable, then `f` with `*held`.
+  leveldb::Status Sync(leveldb::WritableFile* f, std::string* held) {
+    std::lock_guard<std::mutex> one(io_mu_);
+    std::list<Retired> retired;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      retired.swap(retired_);
+    }
+    std::vector<Retired*> all;
+    for (Retired& r : retired) all.push_back(&r);
+    leveldb::Status s = BeforeRecords(all, held);
+    for (Retired& r : retired) {
+      if (s.ok()) s = WriteHeld(r.file.get(), &r.held);
+      if (s.ok()) s = r.file->Sync();
+      leveldb::Status c = r.file->Close();
+      if (s.ok()) s = c;
+    }
+    if (f) {
+      if (s.ok()) s = WriteHeld(f, held);
+      if (s.ok()) s = f->Sync();
+    }
+    return Failed(s);
+  }
+  // LevelDB let go of a log to which records were appended since its last
+  // sync. Called under LevelDB's mutex.
+  void Retire(const std::string& name, std::unique_ptr<leveldb::WritableFile> f,
+              std::string held) {
+    bool too_many;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++switches_;
+      retired_.push_back({name, std::move(f), std::move(held)});
+      too_many = retired_.size() > kMaxRetired;
+    }
+    if (too_many) SyncOldest();
   }
   // LevelDB deletes a log only once what it held is durable elsewhere.
+  // (Not while a write holds pointers to the retired logs.)
   void Drop(const std::string& name) {
+    std::lock_guard<std::mutex> one(io_mu_);
     std::unique_ptr<leveldb::WritableFile> gone;
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = logs_.begin(); it != logs_.end(); ++it) {
-      if (it->first == name) {
-        gone = std::move(it->second);
-        logs_.erase(it);
+    for (auto it = retired_.begin(); it != retired_.end(); ++it) {
+      if (it->name == name) {
+        gone = std::move(it->file);
+        retired_.erase(it);
         return;
       }
     }
   }
-  // Every log let go of before the call is durable when it returns OK.
-  // Callers are serialised: one that found the list empty while another
-  // was still syncing what it took would otherwise return too early.
-  leveldb::Status SyncAll() {
-    std::lock_guard<std::mutex> one(sync_mu_);
-    std::vector<std::pair<std::string, std::unique_ptr<leveldb::WritableFile>>>
-        logs;
+  // Before a table is created: the values of every memtable switched away
+  // from are made durable.
+  leveldb::Status BeforeTable() {
+    uint64_t switches;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      logs.swap(logs_);
+      if (!failed_status_.ok()) return failed_status_;
+      switches = switches_;
+      if (switches == covered_) return leveldb::Status::OK();
     }
-    leveldb::Status first;
-    for (auto& [name, f] : logs) {
-      leveldb::Status s = SyncAndClose(f.get());
-      Report(s);
-      if (first.ok()) first = s;
-    }
-    return first;
-  }
-  void Report(const leveldb::Status& s) {
-    if (!s.ok() && failed_) failed_(s);
+    leveldb::Status s = Failed(before_());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (s.ok() && switches > covered_) covered_ = switches;
+    return s;
   }
 
  private:
-  static constexpr size_t kMax = 4;
-  static leveldb::Status SyncAndClose(leveldb::WritableFile* f) {
-    leveldb::Status s = f->Sync();
-    leveldb::Status c = f->Close();
-    return s.ok() ? c : s;
+  struct Retired {
+    std::string name;
+    std::unique_ptr<leveldb::WritableFile> file;
+    std::string held;  // records not yet written
+  };
+  static constexpr size_t kMaxRetired = 4;
+
+  // The hook, when records are about to be written; fails after a failure.
+  leveldb::Status BeforeRecords(const std::vector<Retired*>& retired,
+                                const std::string* held) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!failed_status_.ok()) return failed_status_;
+    }
+    bool any = held && !held->empty();
+    for (const Retired* r : retired) any = any || !r->held.empty();
+    return any ? before_() : leveldb::Status::OK();
+  }
+  static leveldb::Status WriteHeld(leveldb::WritableFile* f, std::string* held) {
+    if (held->empty()) return leveldb::Status::OK();
+    leveldb::Status s = f->Append(*held);
+    if (s.ok()) s = f->Flush();
+    held->clear();
+    return s;
+  }
+  void SyncOldest() {
+    std::lock_guard<std::mutex> one(io_mu_);
+    Retired oldest;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (retired_.size() <= kMaxRetired) return;
+      oldest = std::move(retired_.front());
+      retired_.pop_front();
+    }
+    leveldb::Status s = BeforeRecords({&oldest}, nullptr);
+    if (s.ok()) s = WriteHeld(oldest.file.get(), &oldest.held);
+    if (s.ok()) s = oldest.file->Sync();
+    leveldb::Status c = oldest.file->Close();
+    Failed(s.ok() ? c : s);
+  }
+  // Keeps and reports the first failure; returns `s`, or the kept one.
+  leveldb::Status Failed(const leveldb::Status& s) {
+    if (s.ok()) return s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (failed_status_.ok()) failed_status_ = s;
+    }
+    if (failed_) failed_(s);
+    return s;
   }
 
-  const LogSyncFailed failed_;
-  std::mutex sync_mu_;
+  const LogFailed failed_;
+  const BeforeTreeData before_;
+  const size_t deferred_max_;
+  // Held by every write and sync of records, so that they reach the files
+  // in the order they were appended.
+  std::mutex io_mu_;
   std::mutex mu_;
-  // GUARDED_BY(mu_): oldest first
-  std::vector<std::pair<std::string, std::unique_ptr<leveldb::WritableFile>>>
-      logs_;
+  std::list<Retired> retired_;     // GUARDED_BY(mu_): oldest first
+  uint64_t switches_ = 0;          // GUARDED_BY(mu_)
+  uint64_t covered_ = 0;           // GUARDED_BY(mu_): switches the hook ran after
+  leveldb::Status failed_status_;  // GUARDED_BY(mu_)
 };
 
-// What must be durable before log bytes reach the file or a table is
-// created: the values their locations point at (Backend::SetDurabilityHook).
-using BeforeTreeData = std::function<leveldb::Status()>;
-
-// With wal=false an update lives in memory until the barrier (options.h),
-// and LevelDB's log is then written only by a barrier: the appended records
-// are held here (`deferred`) until a sync, until kDeferredMax of them are
-// waiting, or until LevelDB lets the log go. Before any of them reaches the
-// file the store's hook makes their values durable -- once per barrier,
-// not once per batch LevelDB is given. With wal=true every record is
-// written at once, as LevelDB does (the hook then ran before the write).
+// One log LevelDB writes: its records wait in memory (Logs).
 class LogFile : public leveldb::WritableFile {
  public:
-  LogFile(std::string name, leveldb::WritableFile* f, RetiredLogs* retired,
-          const BeforeTreeData* before, bool deferred, size_t deferred_max)
-      : name_(std::move(name)),
-        f_(f),
-        retired_(retired),
-        before_(before),
-        deferred_(deferred),
-        deferred_max_(deferred_max) {}
+  LogFile(std::string name, leveldb::WritableFile* f, Logs* logs)
+      : name_(std::move(name)), f_(f), logs_(logs) {}
   ~LogFile() override { LetGo(); }
   leveldb::Status Append(const leveldb::Slice& data) override {
     unsynced_ = true;
-    if (deferred_) {
-      held_.append(data.data(), data.size());
-      return leveldb::Status::OK();
-    }
-    return f_->Append(data);
+    held_.append(data.data(), data.size());
+    return leveldb::Status::OK();
   }
   leveldb::Status Close() override {
     LetGo();
-    return f_ ? f_->Close() : leveldb::Status::OK();
+    return leveldb::Status::OK();
   }
-  // LevelDB flushes after every record: held records wait for more.
+  // LevelDB flushes after every record.
   leveldb::Status Flush() override {
-    if (!f_) return leveldb::Status::OK();
-    if (held_.size() >= deferred_max_) return WriteHeld();
-    return f_->Flush();
+    if (!f_ || held_.size() < logs_->deferred_max() || held_.empty()) {
+      return leveldb::Status::OK();
+    }
+    return logs_->Write(f_.get(), &held_);
   }
-  // The logs let go of before this one first: this one's updates came
-  // after theirs.
   leveldb::Status Sync() override {
     if (!f_) return leveldb::Status::OK();
-    leveldb::Status s = retired_->SyncAll();
-    if (s.ok()) s = WriteHeld();
-    if (s.ok()) s = f_->Sync();
+    leveldb::Status s = logs_->Sync(f_.get(), &held_);
     if (s.ok()) unsynced_ = false;
     return s;
   }
 
  private:
-  leveldb::Status WriteHeld() {
-    if (held_.empty()) return leveldb::Status::OK();
-    leveldb::Status s = (*before_)();
-    if (s.ok()) s = f_->Append(held_);
-    if (s.ok()) s = f_->Flush();
-    held_.clear();  // a failed write is kept by the store (Kept)
-    return s;
-  }
-  // What LevelDB let go of is written now (its order among the logs is
-  // then kept by the syncs alone); a failure fails the next barrier.
   void LetGo() {
     if (!f_) return;
-    if (!held_.empty()) retired_->Report(WriteHeld());
-    if (unsynced_) retired_->Add(name_, std::move(f_));
+    // A log synced since its last record needs nothing more.
+    if (unsynced_) {
+      logs_->Retire(name_, std::move(f_), std::move(held_));
+    } else {
+      f_->Close();
+      f_.reset();
+    }
+    held_.clear();
     unsynced_ = false;
   }
 
   const std::string name_;
   std::unique_ptr<leveldb::WritableFile> f_;
-  RetiredLogs* const retired_;
-  const BeforeTreeData* const before_;
-  const bool deferred_;
-  const size_t deferred_max_;
+  Logs* const logs_;
   std::string held_;       // records not yet given to the file
   bool unsynced_ = false;  // appended to since the last sync
 };
 
+// LevelDB's default Env runs compactions on one process-wide thread that
+// never ends. A child forked after a store closed would then inherit a
+// "started" flag without the thread, and its first compaction would wait
+// forever. Each store runs its compactions on a thread of its own instead,
+// which Stop() ends when the store closes (see rocksdb_backend.cc).
+// Its logs and tables are kept as Logs says.
 class StoreThreadEnv : public leveldb::EnvWrapper {
  public:
-  // `before` runs before log records reach a file and before a table is
-  // created; `deferred`: see LogFile.
-  StoreThreadEnv(LogSyncFailed failed, BeforeTreeData before, bool deferred,
-                 size_t deferred_max)
+  StoreThreadEnv(LogFailed failed, BeforeTreeData before, size_t deferred_max)
       : leveldb::EnvWrapper(LevelDBEnvOverEnv()),
-        retired_(std::move(failed)),
-        before_(std::move(before)),
-        deferred_(deferred),
-        deferred_max_(deferred_max) {}
+        logs_(std::move(failed), std::move(before), deferred_max) {}
 
-  // A table holds the locations of a memtable's values (a compaction that
-  // writes it has no hook of its own): they are made durable first, and if
-  // they cannot be, LevelDB gets the error (it then takes no more writes).
   leveldb::Status NewWritableFile(const std::string& name,
                                   leveldb::WritableFile** out) override {
     *out = nullptr;
     if (IsTable(name)) {
-      leveldb::Status h = before_();
+      leveldb::Status h = logs_.BeforeTable();
       if (!h.ok()) return h;
     }
     leveldb::Status s = target()->NewWritableFile(name, out);
-    if (s.ok() && IsLog(name)) {
-      *out = new LogFile(name, *out, &retired_, &before_, deferred_,
-                         deferred_max_);
-    }
+    if (s.ok() && IsLog(name)) *out = new LogFile(name, *out, &logs_);
     return s;
   }
   leveldb::Status RemoveFile(const std::string& name) override {
-    if (IsLog(name)) retired_.Drop(name);
+    if (IsLog(name)) logs_.Drop(name);
     return target()->RemoveFile(name);
   }
   leveldb::Status DeleteFile(const std::string& name) override {
@@ -316,7 +378,7 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
   }
 
   // Makes every log LevelDB let go of so far durable (a barrier).
-  leveldb::Status SyncRetiredLogs() { return retired_.SyncAll(); }
+  leveldb::Status SyncRetiredLogs() { return logs_.Sync(nullptr, nullptr); }
 
   void Schedule(void (*function)(void*), void* arg) override {
     // After Stop() the job is not taken: the DB is gone, nothing to do.
@@ -337,10 +399,7 @@ class StoreThreadEnv : public leveldb::EnvWrapper {
     return EndsWith(name, ".ldb") || EndsWith(name, ".sst");
   }
 
-  RetiredLogs retired_;
-  const BeforeTreeData before_;
-  const bool deferred_;
-  const size_t deferred_max_;
+  Logs logs_;
   StoreThreads threads_{"sluice:ldb", 1};
 };
 
@@ -361,10 +420,11 @@ class LevelDBBackend : public Backend {
     leveldb::Options o;
     env_ = std::make_unique<StoreThreadEnv>(
         [this](const leveldb::Status& ls) {
-          Keep(FromLevel(ls, "write or sync of a rotated log", dir_));
+          Keep(FromLevel(ls, "log", dir_));
         },
-        [this] { return RunHook(); }, !options_.wal,
-        std::max<size_t>(options_.write_buffer_size / 8, 64u << 10));
+        [this] { return RunHook(); },
+        options_.wal ? 0 : std::max<size_t>(options_.write_buffer_size / 8,
+                                            64u << 10));
     o.env = env_.get();
     o.create_if_missing = !options_.read_only;
     o.paranoid_checks = true;
@@ -449,10 +509,10 @@ class LevelDBBackend : public Backend {
   Status Flush() override {
     if (options_.read_only) return Status::OK();
     // LevelDB has no memtable flush short of a full compaction; an empty
-    // batch written with sync=true fsyncs the logs LevelDB let go of, then
-    // its log (LogFile::Sync), which makes every earlier write durable. A
-    // log let go of during that write holds only writes as late as the
-    // barrier; it is synced too, so that none is left waiting.
+    // batch written with sync=true writes and fsyncs the logs LevelDB let
+    // go of, then its log (Logs::Sync), which makes every earlier write
+    // durable. A log let go of during that write holds only writes as late
+    // as the barrier; it is synced too, so that none is left waiting.
     leveldb::WriteOptions w;
     w.sync = true;
     leveldb::WriteBatch empty;
@@ -462,13 +522,13 @@ class LevelDBBackend : public Backend {
     }
     Status s = Kept(db_->Write(w, &empty), "flush");
     if (!s.ok()) return s;
-    return Kept(env_->SyncRetiredLogs(), "sync of a rotated log");
+    return Kept(env_->SyncRetiredLogs(), "sync of the logs");
   }
   Status Close() override {
     db_.reset();  // LevelDB's destructor waits for its background work
     Status s;
     if (env_) {
-      s = FromLevel(env_->SyncRetiredLogs(), "sync of a rotated log", dir_);
+      s = FromLevel(env_->SyncRetiredLogs(), "sync of the logs", dir_);
       env_->Stop();
     }
     if (s.ok()) {
@@ -483,27 +543,19 @@ class LevelDBBackend : public Backend {
   bool WantsWriteBuffer() const override { return !options_.wal; }
 
  private:
-  // LevelDB logs every write, and replays its log after a crash: with
-  // wal=true, what a write needs must be durable before it. With wal=false
-  // the log's records wait in memory, and the hook runs before they are
-  // written (LogFile).
+  // A write after a failed one is refused (Kept). The values a write
+  // points at are made durable before its log record is written (Logs).
   Status BeforeWrite() {
-    {
-      std::lock_guard<std::mutex> lock(error_mu_);
-      if (!error_.ok()) return error_;
-    }
-    return options_.wal ? Hook() : Status::OK();
+    std::lock_guard<std::mutex> lock(error_mu_);
+    return error_;
   }
-  Status Hook() {
+  leveldb::Status RunHook() {
     DurabilityHook hook;
     {
       std::lock_guard<std::mutex> lock(hook_mu_);
       hook = hook_;
     }
-    return hook ? hook() : Status::OK();
-  }
-  leveldb::Status RunHook() {
-    Status s = Hook();
+    Status s = hook ? hook() : Status::OK();
     if (s.ok()) return leveldb::Status::OK();
     return leveldb::Status::IOError(
         "the values could not be made durable before their locations",
@@ -515,8 +567,9 @@ class LevelDBBackend : public Backend {
   // there — losing later writes a barrier had acknowledged. The first
   // failed write is therefore kept and returned by every later write and
   // barrier, until the store is reopened.
-  // A rotated log that could not be synced (RetiredLogs) is kept the same
-  // way: it fails the barrier or write that synced it, and every later one.
+  // A log that could not be written or synced, or whose values could not
+  // be made durable first (Logs), is kept the same way: it fails the
+  // barrier or write that met it, and every later one.
   Status Kept(const leveldb::Status& ls, const char* what) {
     Status s = FromLevel(ls, what, dir_);
     if (!s.ok()) Keep(s);
