@@ -122,21 +122,21 @@ class LevelDBIterator : public Iterator {
 //    The value log is then synced about once per barrier, not once per
 //    batch the store spills into the tree.
 //  - A log LevelDB lets go of keeps its file open and its waiting records
-//    (Retire) until the next write of records writes them first and the
-//    next sync syncs them first -- so no later log is written, or durable,
-//    before an earlier one, and a crash keeps a prefix of the updates --
-//    or until LevelDB deletes it, once its memtable is in a synced table
-//    and the MANIFEST says so; then it is dropped, what it still holds
-//    neither written nor synced.
-//    The switch itself does no I/O (it runs under LevelDB's mutex), unless
-//    more than kMaxRetired logs wait: the oldest is then made durable.
+//    (Retire) until the next write or sync of records makes it durable
+//    first -- so no later log's records reach a file before an earlier log
+//    is durable, and a crash keeps a prefix of the updates -- or until
+//    LevelDB deletes it, once its memtable is in a synced table and the
+//    MANIFEST says so; then it is dropped, what it still holds neither
+//    written nor synced. The switch itself does no I/O (it runs under
+//    LevelDB's mutex).
 //  - A table holds the locations of a memtable's values: before the first
 //    table after a switch the hook runs (BeforeTable), and if it fails the
 //    table is refused and LevelDB takes no more writes.
-//  - The first write, sync or hook that fails is kept: no record is written
-//    after it (a record after a lost one would make a replay that is not a
-//    prefix), and it is reported to the store (LogFailed), which returns it
-//    from every later write and barrier.
+//  - The first write, sync, close or hook of this machinery that fails is
+//    kept: no write or sync of records begins after it (a record after a
+//    lost one would make a replay that is not a prefix), and it is
+//    reported to the store (LogFailed), which returns it from every later
+//    write and barrier.
 using LogFailed = std::function<void(const leveldb::Status&)>;
 using BeforeTreeData = std::function<leveldb::Status()>;
 
@@ -149,39 +149,18 @@ class Logs {
 
   size_t deferred_max() const { return deferred_max_; }
 
-  // Writes the retired logs' waiting records, then `*held` to `f` (the
-  // current log).
+  // Writes `*held` to `f` (the current log), the retired logs made durable
+  // first.
   leveldb::Status Write(leveldb::WritableFile* f, std::string* held) {
     std::lock_guard<std::mutex> one(io_mu_);
-    std::vector<Retired*> retired;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (Retired& r : retired_) retired.push_back(&r);
-    }
-    leveldb::Status s = BeforeRecords(retired, held);
-    for (Retired* r : retired) {
-      if (s.ok()) s = WriteHeld(r->file.get(), &r->held);
-    }
+    leveldb::Status s = SyncRetiredLocked(held);
     if (s.ok()) s = WriteHeld(f, held);
     return Failed(s);
   }
-  // Makes every retired log durable, then `f` with `*held`.
+  // Makes every retired log durable, then `f` (if any) with `*held`.
   leveldb::Status Sync(leveldb::WritableFile* f, std::string* held) {
     std::lock_guard<std::mutex> one(io_mu_);
-    std::list<Retired> retired;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      retired.swap(retired_);
-    }
-    std::vector<Retired*> all;
-    for (Retired& r : retired) all.push_back(&r);
-    leveldb::Status s = BeforeRecords(all, held);
-    for (Retired& r : retired) {
-      if (s.ok()) s = WriteHeld(r.file.get(), &r.held);
-      if (s.ok()) s = r.file->Sync();
-      leveldb::Status c = r.file->Close();
-      if (s.ok()) s = c;
-    }
+    leveldb::Status s = SyncRetiredLocked(held);
     if (f) {
       if (s.ok()) s = WriteHeld(f, held);
       if (s.ok()) s = f->Sync();
@@ -189,22 +168,16 @@ class Logs {
     return Failed(s);
   }
   // LevelDB let go of a log to which records were appended since its last
-  // sync. Called under LevelDB's mutex.
+  // sync. Called under LevelDB's mutex: no I/O. LevelDB holds at most one
+  // memtable waiting for its table, so at most two logs wait here.
   void Retire(const std::string& name, std::unique_ptr<leveldb::WritableFile> f,
               std::string held) {
-    bool too_many;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++switches_;
-      retired_.push_back({name, std::move(f), std::move(held)});
-      too_many = retired_.size() > kMaxRetired;
-    }
-    if (too_many) SyncOldest();
+    std::lock_guard<std::mutex> lock(mu_);
+    ++switches_;
+    retired_.push_back({name, std::move(f), std::move(held)});
   }
   // LevelDB deletes a log only once what it held is durable elsewhere.
-  // (Not while a write holds pointers to the retired logs.)
   void Drop(const std::string& name) {
-    std::lock_guard<std::mutex> one(io_mu_);
     std::unique_ptr<leveldb::WritableFile> gone;
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = retired_.begin(); it != retired_.end(); ++it) {
@@ -215,6 +188,8 @@ class Logs {
       }
     }
   }
+  // A failure met outside Write and Sync (a close).
+  void Report(const leveldb::Status& s) { Failed(s); }
   // Before a table is created: the values of every memtable switched away
   // from are made durable.
   leveldb::Status BeforeTable() {
@@ -237,18 +212,28 @@ class Logs {
     std::unique_ptr<leveldb::WritableFile> file;
     std::string held;  // records not yet written
   };
-  static constexpr size_t kMaxRetired = 4;
 
-  // The hook, when records are about to be written; fails after a failure.
-  leveldb::Status BeforeRecords(const std::vector<Retired*>& retired,
-                                const std::string* held) {
+  // Under io_mu_. The value log's sync if records are about to be written
+  // (the retired logs' or `*held`), then every retired log written, synced
+  // and closed: a later log's records never reach a file, even unsynced,
+  // before an earlier log is durable. Fails after a failure.
+  leveldb::Status SyncRetiredLocked(const std::string* held) {
+    std::list<Retired> retired;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!failed_status_.ok()) return failed_status_;
+      retired.swap(retired_);
     }
     bool any = held && !held->empty();
-    for (const Retired* r : retired) any = any || !r->held.empty();
-    return any ? before_() : leveldb::Status::OK();
+    for (const Retired& r : retired) any = any || !r.held.empty();
+    leveldb::Status s = any ? before_() : leveldb::Status::OK();
+    for (Retired& r : retired) {
+      if (s.ok()) s = WriteHeld(r.file.get(), &r.held);
+      if (s.ok()) s = r.file->Sync();
+      leveldb::Status c = r.file->Close();
+      if (s.ok()) s = c;
+    }
+    return s;
   }
   static leveldb::Status WriteHeld(leveldb::WritableFile* f, std::string* held) {
     if (held->empty()) return leveldb::Status::OK();
@@ -257,22 +242,7 @@ class Logs {
     held->clear();
     return s;
   }
-  void SyncOldest() {
-    std::lock_guard<std::mutex> one(io_mu_);
-    Retired oldest;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (retired_.size() <= kMaxRetired) return;
-      oldest = std::move(retired_.front());
-      retired_.pop_front();
-    }
-    leveldb::Status s = BeforeRecords({&oldest}, nullptr);
-    if (s.ok()) s = WriteHeld(oldest.file.get(), &oldest.held);
-    if (s.ok()) s = oldest.file->Sync();
-    leveldb::Status c = oldest.file->Close();
-    Failed(s.ok() ? c : s);
-  }
-  // Keeps and reports the first failure; returns `s`, or the kept one.
+  // Keeps and reports the first failure; returns `s`.
   leveldb::Status Failed(const leveldb::Status& s) {
     if (s.ok()) return s;
     {
@@ -332,7 +302,7 @@ class LogFile : public leveldb::WritableFile {
     if (unsynced_) {
       logs_->Retire(name_, std::move(f_), std::move(held_));
     } else {
-      f_->Close();
+      logs_->Report(f_->Close());
       f_.reset();
     }
     held_.clear();
