@@ -302,20 +302,29 @@ TEST(StoreOpenTest, TheBarrierKeyIsReserved) {
 // or the new one, never as neither.
 class CrashAfterOverwriteTest : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(CrashAfterOverwriteTest, ReadsTheOldValueOrTheNew) {
-  test::TempDir dir;
-  const std::string path = dir.path() + "/store";
-  const std::string options = std::string(GetParam()) + ",write_buffer_size=256k";
+// Runs `kv_helper CMD PATH OPTIONS ARGS` (which ends without closing the
+// store), then opens the store it left.
+void RunHelperThenOpen(const std::string& cmd, const std::string& path,
+                       const std::string& options, const std::string& args,
+                       std::unique_ptr<Store>* store) {
   std::string out;
-  ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " overwrite " + path +
-                                 " " + options,
+  ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " " + cmd + " " + path +
+                                 " " + options + args,
                              &out),
             0)
       << out;
   StoreOptions o;
   ASSERT_OK(o.SetAll(options));
+  ASSERT_OK(Store::Open(o, path, store));
+}
+
+TEST_P(CrashAfterOverwriteTest, ReadsTheOldValueOrTheNew) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/store";
   std::unique_ptr<Store> store;
-  ASSERT_OK(Store::Open(o, path, &store));
+  ASSERT_NO_FATAL_FAILURE(RunHelperThenOpen(
+      "overwrite", path, std::string(GetParam()) + ",write_buffer_size=256k",
+      "", &store));
   std::string v;
   ASSERT_OK(store->Get("B", &v));
   EXPECT_TRUE(v == std::string(100000, 'a') || v == std::string(100000, 'b'))
@@ -326,28 +335,20 @@ TEST_P(CrashAfterOverwriteTest, ReadsTheOldValueOrTheNew) {
 // Values for the value log, no barrier, then a crash right after the tree
 // has first written its log on its own (LevelDB writes the records it
 // holds once an eighth of a write buffer waits; with wal=1 each update is
-// logged), while the last values are still in the value log's memory: the
-// tree's log must never hold a location whose value was not written first.
-// Every key the store has reads its value.
+// logged). The last values would then still be in the value log's memory
+// had the log not been synced before the tree's: a location must never be
+// written before its value. Every key the store has reads its value.
 class CrashAfterSpillTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CrashAfterSpillTest, EveryKeyTheTreeKeptReadsItsValue) {
   test::TempDir dir;
   const std::string path = dir.path() + "/store";
-  const std::string options = std::string(GetParam()) + ",write_buffer_size=256k";
   const int n = 20000;  // the helper stops long before
   const size_t size = 8192;
-  std::string out;
-  ASSERT_EQ(test::RunCommand(std::string(KV_HELPER) + " spill " + path + " " +
-                                 options + " " + std::to_string(n) + " " +
-                                 std::to_string(size),
-                             &out),
-            0)
-      << out;
-  StoreOptions o;
-  ASSERT_OK(o.SetAll(options));
   std::unique_ptr<Store> store;
-  ASSERT_OK(Store::Open(o, path, &store));
+  ASSERT_NO_FATAL_FAILURE(RunHelperThenOpen(
+      "spill", path, std::string(GetParam()) + ",write_buffer_size=256k",
+      " " + std::to_string(n) + " " + std::to_string(size), &store));
   int found = 0, wrong = 0;
   for (int i = 0; i < n; ++i) {
     std::string v;
