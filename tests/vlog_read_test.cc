@@ -1,8 +1,10 @@
 // Reading a vlog store while it changes, and reading a damaged one.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +13,8 @@
 
 #include "sluice/iterator.h"
 #include "sluice/kv.h"
+#include "store/backend.h"
+#include "store/value_log_format.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -128,6 +132,63 @@ TEST(VlogReadTest, AnIteratorStopsAtAValueItCannotRead) {
   ASSERT_OK(it->status());
   it.reset();
   ASSERT_OK(store->Close());
+}
+
+// The process's peak resident memory (VmHWM), in bytes.
+long PeakBytes() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return atol(line.c_str() + 6) * 1024;
+  }
+  return -1;
+}
+
+// A pointer whose length reaches far past the log (a damaged or crafted
+// tree, its checksums valid) is Corruption before any buffer is sized by
+// it: a Get does not take 4 GiB of memory first.
+TEST(VlogReadTest, APointerPastTheLogIsCorruptionBeforeAnyAllocation) {
+#ifndef LEVELDB_MODULE
+  GTEST_SKIP() << "built without LevelDB";
+#else
+  test::TempDir dir;
+  const std::string path = dir.path() + "/s";
+  StoreOptions o;
+  ASSERT_OK(o.SetAll("backend=leveldb"));
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(o, path, &store));
+  ASSERT_OK(store->Put("a", std::string(8192, 'a')));
+  ASSERT_OK(store->Close());
+  {
+    // The tree, through the backend's module: "b" points 4 GiB into the
+    // log, where "a" is.
+    void* module = dlopen(LEVELDB_MODULE, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(module, nullptr) << dlerror();
+    auto get = reinterpret_cast<const BackendModule* (*)()>(
+        dlsym(module, kBackendModuleSymbol));
+    ASSERT_NE(get, nullptr);
+    std::unique_ptr<Backend> tree;
+    ASSERT_OK(get()->open(o, path + "/leveldb", &tree));
+    ValuePointer p;
+    p.file = 1;
+    p.offset = 4096;
+    p.length = 0xFFFF0000u;
+    std::string raw(1 + ValuePointer::kEncodedSize, '\x01');
+    p.EncodeTo(&raw[1]);
+    ASSERT_OK(tree->Put("b", raw));
+    ASSERT_OK(tree->Flush());
+    ASSERT_OK(tree->Close());
+  }
+  o.read_only = true;
+  ASSERT_OK(Store::Open(o, path, &store));
+  const long before = PeakBytes();
+  std::string v;
+  Status s = store->Get("b", &v);
+  EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  EXPECT_LT(PeakBytes() - before, 256l << 20) << "memory taken for the pointer";
+  ASSERT_OK(store->Get("a", &v));
+  EXPECT_EQ(v, std::string(8192, 'a'));
+  ASSERT_OK(store->Close());
+#endif
 }
 
 }  // namespace

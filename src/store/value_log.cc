@@ -612,6 +612,31 @@ void ValueLog::LoaderLoop() {
   }
 }
 
+Status ValueLog::CheckExtent(const ValuePointer& p) {
+  if (p.offset > UINT64_MAX - p.length) {
+    return Status::Corruption("value log " + dir_ + ": bad value pointer (offset " +
+                              std::to_string(p.offset) + ")");
+  }
+  const uint64_t end = p.offset + p.length;
+  if (!options_.read_only && p.file == writing_file_.load()) {
+    // What the writer appended, written or still in its buffers.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (p.file == file_ && end <= fill_off_ + fill_used_) return Status::OK();
+  }
+  ReadFile rf;
+  Status s = GetReadFile(p.file, &rf);
+  if (!s.ok()) return s;
+  struct stat st;
+  if (fstat(rf.fd, &st) != 0) {
+    return posix::Error("cannot read value log", FileName(p.file), errno);
+  }
+  if (end > static_cast<uint64_t>(st.st_size)) {
+    return ShortRead(p.file, static_cast<uint64_t>(st.st_size), p.offset,
+                     p.length);
+  }
+  return Status::OK();
+}
+
 Status ValueLog::Read(const ValuePointer& p, char* out) {
   if (p.file == 0 || p.offset < kHeaderBytes) {
     return Status::Corruption("value log " + dir_ + ": bad value pointer (file " +

@@ -84,6 +84,9 @@ class ValueLog {
   // checks it. A mismatch or a missing range is Corruption naming the file
   // and offset.
   Status Read(const ValuePointer& p, char* out);
+  // Corruption when `p` reaches past what the log holds (a damaged or
+  // crafted pointer): for a reader to call before it sizes a buffer by it.
+  Status CheckExtent(const ValuePointer& p);
   // An aligned buffer a reader keeps for ReadView (and gives back with
   // ReleaseBuffer). ReadView may exchange it for one it read ahead.
   struct ReadBuffer {

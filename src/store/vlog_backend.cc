@@ -173,9 +173,11 @@ class VlogBackend final : public Backend {
       if (s.ok()) value->assign(v.data(), v.size());
       return s;
     }
-    // A pointer is read straight into the caller's string.
+    // A pointer is read straight into the caller's string, once it is
+    // known to point inside the log.
     ValuePointer p;
     s = DecodePointer(raw, *log_, &p);
+    if (s.ok()) s = log_->CheckExtent(p);
     if (!s.ok()) return s;
     value->resize(p.length);
     return log_->Read(p, value->data());
