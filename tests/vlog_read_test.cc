@@ -145,7 +145,7 @@ long PeakBytes() {
 
 // A pointer whose length reaches far past the log (a damaged or crafted
 // tree, its checksums valid) is Corruption before any buffer is sized by
-// it: a Get does not take 4 GiB of memory first.
+// it: neither a Get nor an iterator takes 4 GiB of memory first.
 TEST(VlogReadTest, APointerPastTheLogIsCorruptionBeforeAnyAllocation) {
 #ifndef LEVELDB_MODULE
   GTEST_SKIP() << "built without LevelDB";
@@ -184,6 +184,13 @@ TEST(VlogReadTest, APointerPastTheLogIsCorruptionBeforeAnyAllocation) {
   std::string v;
   Status s = store->Get("b", &v);
   EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+  std::unique_ptr<Iterator> it = store->NewIterator("", "");
+  it->Seek("b");
+  ASSERT_TRUE(it->Valid());
+  (void)it->value();
+  EXPECT_FALSE(it->Valid()) << "the iterator handed out the forged value";
+  EXPECT_EQ(it->status().code(), Code::kCorruption) << it->status().ToString();
+  it.reset();
   EXPECT_LT(PeakBytes() - before, 256l << 20) << "memory taken for the pointer";
   ASSERT_OK(store->Get("a", &v));
   EXPECT_EQ(v, std::string(8192, 'a'));

@@ -123,8 +123,8 @@ struct SLUICE_EXPORT StoreOptions {
   // the write bandwidth. LevelDB cannot turn its log off: with wal=false,
   // Sluice buffers LevelDB's updates in a write batch and writes the batch
   // at the barrier (or when it reaches write_buffer_size), as LSMIO does,
-  // holding LevelDB's log records in memory until then (up to an eighth
-  // of write_buffer_size, at least 64 KiB).
+  // holding LevelDB's log records in memory until then (per log, up to
+  // an eighth of write_buffer_size, at least 64 KiB; at most three logs).
   // Default: false.
   bool wal = false;
 

@@ -619,7 +619,8 @@ Status ValueLog::CheckExtent(const ValuePointer& p) {
   }
   const uint64_t end = p.offset + p.length;
   if (!options_.read_only && p.file == writing_file_.load()) {
-    // What the writer appended, written or still in its buffers.
+    if (end <= written_end_.load()) return Status::OK();  // written
+    // What the writer appended, in flight or still in its buffers.
     std::lock_guard<std::mutex> lock(mu_);
     if (p.file == file_ && end <= fill_off_ + fill_used_) return Status::OK();
   }
@@ -715,6 +716,8 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
   const bool ahead = CanReadAhead(p.file);
   const size_t need = ahead ? length : p.length;
   if (b->cap < need) {
+    s = CheckExtent(p);  // before a buffer is sized by it
+    if (!s.ok()) return s;
     ReleaseBuffer(b);
     const size_t cap = ReadBufferBytes(need);
     b->data = TakeBuffer(cap);
