@@ -138,6 +138,18 @@ class StoreOverFaultEnv : public FaultEnvTest,
   }
 };
 
+// The LevelDB logs of the store at `path`, as "/leveldb/NAME" (a fault's
+// path filter).
+std::vector<std::string> LevelDBLogs(const std::string& path) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(path + "/leveldb")) {
+    if (e.path().extension() == ".log") {
+      out.push_back("/leveldb/" + e.path().filename().string());
+    }
+  }
+  return out;
+}
+
 // Values large enough for the value log, small ones for the tree, and
 // enough of them that the tree flushes on its own.
 std::string Value(int i, int gen) {
@@ -302,18 +314,7 @@ TEST_P(StoreOverFaultEnv, ARotatedLogThatCannotBeSyncedFailsTheBarrier) {
       ASSERT_TRUE(store->Put("k" + std::to_string(i), value(i, 0)).ok());
     }
     ASSERT_TRUE(store->WriteBarrier().ok());
-    // LevelDB's logs, as "/leveldb/NAME" (the fault's path filter).
-    auto logs = [&path] {
-      std::vector<std::string> out;
-      for (const auto& entry :
-           std::filesystem::directory_iterator(path + "/leveldb")) {
-        const std::string name = entry.path().filename();
-        if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
-          out.push_back("/leveldb/" + name);
-        }
-      }
-      return out;
-    };
+    auto logs = [&path] { return LevelDBLogs(path); };
     // The log written now is the one the memtable switch will let go of.
     const std::vector<std::string> first = logs();
     ASSERT_EQ(first.size(), 1u);
@@ -393,16 +394,7 @@ class HeldLogTest : public StoreOverFaultEnv {
     env_.Unstall();
     if (writer_.joinable()) writer_.join();
   }
-  // LevelDB's logs, as "/leveldb/NAME" (the fault's path filter).
-  std::vector<std::string> Logs() const {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(path_ + "/leveldb")) {
-      if (e.path().extension() == ".log") {
-        out.push_back("/leveldb/" + e.path().filename().string());
-      }
-    }
-    return out;
-  }
+  std::vector<std::string> Logs() const { return LevelDBLogs(path_); }
   // Starts the writer; true once the switch is held (the open of the new
   // log waits), false if it never came.
   bool WriteUntilTheSwitch() {

@@ -32,7 +32,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "sluice/kv.h"
@@ -49,16 +48,6 @@ static bool TreeLogWritten(const std::string& dir) {
     }
   }
   return false;
-}
-
-// The KiB of FIELD ("VmHWM:") in the /proc file PATH, or -1 without it.
-static long ProcKib(const char* path, const std::string& field) {
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(field, 0) == 0) return atol(line.c_str() + field.size());
-  }
-  fprintf(stderr, "kv_helper: no %s in %s\n", field.c_str(), path);
-  return -1;
 }
 
 static int Fail(const Status& s) {
@@ -162,7 +151,7 @@ int main(int argc, char** argv) {
     if (s.ok() && n > 0) s = store->Put("k", sluice::test::Pattern(1, n));
     if (s.ok()) s = store->Close();
     if (!s.ok()) return Fail(s);
-    const long kib = ProcKib("/proc/self/status", "VmHWM:");
+    const long kib = sluice::test::ProcKib("/proc/self/status", "VmHWM:");
     if (kib < 0) return 1;
     printf("%ld\n", kib);
     return 0;
@@ -172,7 +161,7 @@ int main(int argc, char** argv) {
     s = store->Put("k", sluice::test::Pattern(1, n));
     if (s.ok()) s = store->Close();  // the buffers stay, in the process's pool
     if (!s.ok()) return Fail(s);
-    const long kib = ProcKib("/proc/self/smaps_rollup", "AnonHugePages:");
+    const long kib = sluice::test::ProcKib("/proc/self/smaps_rollup", "AnonHugePages:");
     if (kib < 0) return 1;
     printf("%ld\n", kib);
     return 0;

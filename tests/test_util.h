@@ -10,6 +10,8 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -102,6 +104,16 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The KiB of FIELD ("VmHWM:") in the /proc file PATH, or -1 without it.
+inline long ProcKib(const char* path, const std::string& field) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field, 0) == 0) return atol(line.c_str() + field.size());
+  }
+  fprintf(stderr, "no %s in %s\n", field.c_str(), path);
+  return -1;
+}
 
 // Deterministic bytes: the same (seed, size) always gives the same string,
 // and different seeds give different strings.

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,13 +134,7 @@ TEST(VlogReadTest, AnIteratorStopsAtAValueItCannotRead) {
 }
 
 // The process's peak resident memory (VmHWM), in bytes.
-long PeakBytes() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmHWM:", 0) == 0) return atol(line.c_str() + 6) * 1024;
-  }
-  return -1;
-}
+long PeakBytes() { return test::ProcKib("/proc/self/status", "VmHWM:") * 1024; }
 
 // A pointer whose length reaches far past the log (a damaged or crafted
 // tree, its checksums valid) is Corruption before any buffer is sized by

@@ -152,20 +152,11 @@ class Logs {
   // Writes `*held` to `f` (the current log), the retired logs made durable
   // first.
   leveldb::Status Write(leveldb::WritableFile* f, std::string* held) {
-    std::lock_guard<std::mutex> one(io_mu_);
-    leveldb::Status s = SyncRetiredLocked(held);
-    if (s.ok()) s = WriteHeld(f, held);
-    return Failed(s);
+    return WriteOut(f, held, false);
   }
   // Makes every retired log durable, then `f` (if any) with `*held`.
   leveldb::Status Sync(leveldb::WritableFile* f, std::string* held) {
-    std::lock_guard<std::mutex> one(io_mu_);
-    leveldb::Status s = SyncRetiredLocked(held);
-    if (f) {
-      if (s.ok()) s = WriteHeld(f, held);
-      if (s.ok()) s = f->Sync();
-    }
-    return Failed(s);
+    return WriteOut(f, held, true);
   }
   // LevelDB let go of a log to which records were appended since its last
   // sync. Called under LevelDB's mutex: no I/O. LevelDB holds at most one
@@ -213,6 +204,16 @@ class Logs {
     std::string held;  // records not yet written
   };
 
+  leveldb::Status WriteOut(leveldb::WritableFile* f, std::string* held,
+                           bool sync) {
+    std::lock_guard<std::mutex> one(io_mu_);
+    leveldb::Status s = SyncRetiredLocked(held);
+    if (f) {
+      if (s.ok()) s = WriteHeld(f, held);
+      if (s.ok() && sync) s = f->Sync();
+    }
+    return Failed(s);
+  }
   // Under io_mu_. The value log's sync if records are about to be written
   // (the retired logs' or `*held`), then every retired log written, synced
   // and closed: a later log's records never reach a file, even unsynced,
