@@ -17,6 +17,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -65,6 +66,11 @@ class AppendOperator : public rocksdb::AssociativeMergeOperator {
 // RocksDB's info log, kept off the data root: a full root would otherwise
 // fail the log's own writes (and RocksDB 7.8 asserts on the next one).
 // Errors still reach the caller as a Status; this prints them too.
+//
+// While held (a snapshot reader's open), lines wait in memory: an open
+// that races the writer's housekeeping logs what it could not read (a log
+// the writer deleted meanwhile) and is tried again; only the lines of an
+// open that fails in the end are printed.
 class StderrErrorLogger : public rocksdb::Logger {
  public:
   StderrErrorLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::ERROR_LEVEL) {}
@@ -72,8 +78,33 @@ class StderrErrorLogger : public rocksdb::Logger {
   void Logv(const char* format, va_list ap) override {
     char line[1024];
     vsnprintf(line, sizeof line, format, ap);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (held_) {
+      if (lines_.size() < 64) lines_.emplace_back(line);
+      return;
+    }
     fprintf(stderr, "sluice: rocksdb: %s\n", line);
   }
+  void Hold() {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_ = true;
+  }
+  // Ends holding; prints the held lines if `print`, else drops them.
+  void Release(bool print) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_ = false;
+    if (print) {
+      for (const std::string& line : lines_) {
+        fprintf(stderr, "sluice: rocksdb: %s\n", line.c_str());
+      }
+    }
+    lines_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  bool held_ = false;               // GUARDED_BY(mu_)
+  std::vector<std::string> lines_;  // GUARDED_BY(mu_)
 };
 
 // The default Env's background threads (RocksDB's flushes and compactions)
@@ -364,7 +395,8 @@ class RocksDBBackend : public Backend {
     // (RocksDB would fadvise(RANDOM) every table file). Measured: stream
     // reads 564 -> 861 MiB/s together with readahead_size below.
     o.advise_random_on_open = false;
-    o.info_log = std::make_shared<StderrErrorLogger>();
+    auto logger = std::make_shared<StderrErrorLogger>();
+    o.info_log = logger;
     // The store flushes for itself at close (a barrier); a flush RocksDB
     // made on its own while shutting down would skip the listeners, and so
     // the durability hook.
@@ -384,6 +416,8 @@ class RocksDBBackend : public Backend {
     }
     o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
 
+    const bool snapshot = options_.read_only && options_.snapshot_reads;
+    if (snapshot) logger->Hold();
     rocksdb::DB* db = nullptr;
     rocksdb::Status s =
         options_.read_only ? rocksdb::DB::OpenForReadOnly(o, dir_, &db)
@@ -391,8 +425,7 @@ class RocksDBBackend : public Backend {
     // A snapshot reader may race the writer's own housekeeping: a MANIFEST
     // replaced or a table file deleted between reading the file list and
     // opening the file. The next attempt reads the new list.
-    for (int retry = 0; !s.ok() && options_.read_only &&
-                        options_.snapshot_reads && retry < 20 &&
+    for (int retry = 0; !s.ok() && snapshot && retry < 20 &&
                         (s.IsIOError() || s.IsPathNotFound() ||
                          s.IsNotFound() || s.IsCorruption());
          ++retry) {
@@ -400,6 +433,7 @@ class RocksDBBackend : public Backend {
       db = nullptr;
       s = rocksdb::DB::OpenForReadOnly(o, dir_, &db);
     }
+    if (snapshot) logger->Release(!s.ok());
     db_.reset(db);
     return FromRocks(s, "open", dir_);
   }
