@@ -18,6 +18,7 @@ APT_PACKAGES=(
   libgtest-dev
   libhdf5-openmpi-dev fio
   fuse3 libfuse3-dev strace bsdextrautils
+  iproute2 e2fsprogs procps util-linux mount
   clang libclang-rt-14-dev
   python3 python3-pip
 )
