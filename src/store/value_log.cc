@@ -627,14 +627,21 @@ Status ValueLog::CheckExtent(const ValuePointer& p) {
   ReadFile rf;
   Status s = GetReadFile(p.file, &rf);
   if (!s.ok()) return s;
+  const bool fixed = CanReadAhead(p.file);
+  if (fixed && end <= rf.known_size) return Status::OK();
   struct stat st;
   if (fstat(rf.fd, &st) != 0) {
     return posix::Error("cannot read value log", FileName(p.file), errno);
   }
-  if (end > static_cast<uint64_t>(st.st_size)) {
-    return ShortRead(p.file, static_cast<uint64_t>(st.st_size), p.offset,
-                     p.length);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (fixed) {
+    std::lock_guard<std::mutex> lock(files_mu_);
+    auto it = files_.find(p.file);
+    if (it != files_.end() && it->second.fd == rf.fd) {
+      it->second.known_size = size;
+    }
   }
+  if (end > size) return ShortRead(p.file, size, p.offset, p.length);
   return Status::OK();
 }
 

@@ -143,6 +143,9 @@ class ValueLog {
   struct ReadFile {
     int fd = -1;
     bool direct = false;
+    // The size CheckExtent found, for a file that no longer changes
+    // (CanReadAhead): a pointer inside it needs no second fstat.
+    uint64_t known_size = 0;
   };
 
   ValueLog(const Options& options, std::string dir)
