@@ -11,6 +11,9 @@
 //              -e ends the write with a write barrier.
 //   SLUICE-STREAM  sluice::ofstream/ifstream over the file layer: one
 //              logical file, a store per writer, merged on read.
+//   SLUICE-DATASET  the dataset API: one dataset id per repetition (a
+//              shared element, or a unique one per rank with -F),
+//              committed atomically at close.
 //   SLUICE-POSIX  POSIX's calls, unchanged, under the LD_PRELOAD
 //              interposer (libsluice_preload.so) on files under its mount:
 //              the file layer reached by an unmodified program.

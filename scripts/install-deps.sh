@@ -14,7 +14,7 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   librocksdb-dev libleveldb-dev libxxhash-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin gfortran
   libgtest-dev
   libhdf5-openmpi-dev fio
   fuse3 libfuse3-dev strace bsdextrautils

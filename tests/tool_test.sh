@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The `sluice` tool end to end: import/export round trips (nested folders,
 # empty and sparse files; 1 GiB byte-identical), ls/stat/du/cat with --json,
-# rm, bad usage, a flipped byte in a stored value caught by verify, and
-# reclaim giving back what a removal left behind.
+# rm, bad usage, a flipped byte in a stored value caught by verify,
+# reclaim giving back what a removal left behind, and config showing each
+# value's source (default, file:line, environment) in text and JSON.
 # Usage: tool_test.sh SLUICE WORKDIR [BIG_MIB]
 set -u
 sluice=$1 work=$2 big_mib=${3:-1024}
@@ -50,7 +51,7 @@ assert d['files'] == 5, d" || fail "du numbers"
 "$sluice" ls "$work/fs" / | grep -q "^a/" && fail "rm -r left /a"
 
 # 3. Usage: --help everywhere, bad usage exits 2.
-for c in ls stat cat export import rm du verify reclaim mount; do
+for c in ls stat cat export import rm du verify reclaim mount config; do
   "$sluice" $c --help | grep -q "sluice $c" || fail "$c --help"
 done
 "$sluice" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command must exit 2"
@@ -129,6 +130,95 @@ assert d['bytes_freed'] >= 3 << 20, d
 assert d['stores'][0]['error'] is None, d" "$work/rc2.txt" || fail "reclaim --json"
 [ "$("$sluice" cat "$work/rcfs" /kept.txt)" = kept ] || fail "reclaim: kept file"
 "$sluice" verify "$work/rcfs" >/dev/null || fail "verify after reclaim"
+
+# 7. config: every value with its source, in text and JSON; errors name
+# the file and line (exit 1); bad usage exits 2. Each run gets only the
+# environment it is given, whatever SLUICE_* settings the caller has.
+cfg=$work/job.conf
+cat >"$cfg" <<'CONF'
+# a job's configuration
+wal = on
+[context:sim]
+block_size = 128k   # line 4
+[context:other]
+block_size = 8k
+[dataset:ckpt]
+dataset_mode = file_per_node
+[global]
+write_buffer_size = 1m      # the environment's 64m wins
+CONF
+conf() { env -i PATH="$PATH" SLUICE_WRITE_BUFFER_SIZE=64m SLUICE_WRITE_BUFER_SIZE=1 "$@"; }
+conf "$sluice" config --context sim --dataset ckpt "$cfg" >"$work/c.txt" 2>"$work/c.err" ||
+  { fail "config"; cat "$work/c.txt" "$work/c.err"; }
+for want in "compression = 0  # default" "wal = on  # file $cfg:2" \
+            "block_size = 128k  # file $cfg:4" \
+            "dataset_mode = file_per_node  # file $cfg:8" \
+            "write_buffer_size = 64m  # environment SLUICE_WRITE_BUFFER_SIZE"; do
+  grep -qxF "$want" "$work/c.txt" || { fail "config: no line '$want'"; cat "$work/c.txt"; }
+done
+[ "$(wc -l <"$work/c.txt")" -eq "$(grep -c '^| `' "$(dirname "$0")/../docs/CONFIG.md")" ] ||
+  fail "config: not one line per variable of docs/CONFIG.md"
+grep -qF "SLUICE_WRITE_BUFER_SIZE (write_buffer_size?)" "$work/c.err" ||
+  { fail "config: no note of the unknown SLUICE_WRITE_BUFER_SIZE"; cat "$work/c.err"; }
+# Without --dataset: the context's own value; another context: its section.
+conf "$sluice" config --context sim "$cfg" 2>/dev/null |
+  grep -qxF "dataset_mode = basic  # default" || fail "config: dataset value at the context level"
+conf "$sluice" config --context other "$cfg" 2>/dev/null |
+  grep -qxF "block_size = 8k  # file $cfg:6" || fail "config: another context's section"
+conf "$sluice" config --json --context sim --dataset ckpt "$cfg" >"$work/c.json" 2>"$work/cj.err" ||
+  fail "config --json"
+python3 - "$work/c.json" "$cfg" <<'PY' || { fail "config --json content"; cat "$work/c.json"; }
+import json, sys
+d = json.load(open(sys.argv[1])); cfg = sys.argv[2]
+v = {x["name"]: x for x in d["variables"]}
+assert d["context"] == "sim" and d["dataset"] == "ckpt", d
+assert v["compression"] == {"name": "compression", "value": "0", "source": "default",
+                            "file": None, "line": None}, v["compression"]
+assert v["block_size"] == {"name": "block_size", "value": "128k", "source": "file",
+                           "file": cfg, "line": 4}, v["block_size"]
+assert (v["dataset_mode"]["value"], v["dataset_mode"]["line"]) == ("file_per_node", 8), v
+assert v["write_buffer_size"]["source"] == "environment", v["write_buffer_size"]
+assert d["unknown_environment"] == ["SLUICE_WRITE_BUFER_SIZE (write_buffer_size?)"], d
+assert [x["name"] for x in d["variables"]] == sorted(v), "not sorted"
+PY
+[ -s "$work/cj.err" ] && { fail "config --json wrote to stderr"; cat "$work/cj.err"; }
+# Neither a file nor an environment: every value the default.
+env -i "$sluice" config >"$work/c0.txt" || fail "config without a file"
+grep -v "  # default$" "$work/c0.txt" && fail "config without a file or environment: not all defaults"
+# A job script, read through the prefix.
+printf '#!/bin/sh\n#SLUICE wal = 1\necho hello\n' >"$work/job.sh"
+env -i SLUICE_CONFIG_FILE_PREFIX='#SLUICE' "$sluice" config "$work/job.sh" |
+  grep -qxF "wal = 1  # file $work/job.sh:2" || fail "config: prefix"
+# Errors: exit 1 naming the file and line; bad usage: exit 2.
+printf 'wal = 1\nwirte_buffer_size = 1m\n' >"$work/bad1.conf"
+printf '[dataset:x]\nwal = 1\n' >"$work/bad2.conf"
+printf 'wal = 1\n\nnot a line\n' >"$work/bad3.conf"
+printf '[foo]\n' >"$work/bad4.conf"
+printf 'block_size = lots\n' >"$work/bad5.conf"
+for c in "bad1.conf:2: unknown variable 'wirte_buffer_size' (did you mean write_buffer_size?)" \
+         "bad2.conf:2: wal applies to a whole context" \
+         "bad3.conf:3: malformed line 'not a line'" \
+         "bad4.conf:1: bad section header '[foo]'" \
+         "bad5.conf:1: bad value 'lots' for block_size"; do
+  f=${c%%:*}
+  env -i "$sluice" config "$work/$f" >"$work/ce.txt" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] || fail "config $f exited $rc, want 1"
+  grep -qF "$work/$c" "$work/ce.txt" || { fail "config $f: message"; cat "$work/ce.txt"; }
+done
+env -i SLUICE_WAL=maybe "$sluice" config >"$work/ce.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "config with SLUICE_WAL=maybe exited $rc, want 1"
+grep -qF "SLUICE_WAL: bad value 'maybe' for wal" "$work/ce.txt" ||
+  { fail "config: the environment's error"; cat "$work/ce.txt"; }
+env -i "$sluice" config "$work/no-such.conf" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "config of a missing file exited $rc, want 1"
+for usage in "a.conf b.conf" "--frob" "--context"; do
+  "$sluice" config $usage >/dev/null 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || fail "config $usage exited $rc, want 2"
+done
 
 [ $fails -eq 0 ] && rm -rf "$work"
 if [ $fails -ne 0 ]; then echo "tool_test: $fails failure(s)"; exit 1; fi

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common.h"
+#include "sluice/config.h"
 #include "sluice/fs.h"
 #include "sluice/kv.h"
 
@@ -39,6 +40,9 @@ const char kUsage[] =
     "  reclaim [--json] ROOT             give back the space of values no\n"
     "                                    file points at any more\n"
     "  mount [-f] [-r] [-w W] ROOT DIR   serve ROOT at DIR through FUSE\n"
+    "  config [--context NAME] [--dataset NAME] [--json] [FILE]\n"
+    "                                    the configuration a context gets,\n"
+    "                                    each value with its source\n"
     "`sluice COMMAND --help` describes one command.\n";
 
 struct Help {
@@ -117,6 +121,17 @@ const Help kHelp[] = {
               "the store, so what was written is stored when it exits.\n"
               "Stored files keep modes and times but no owners: chown\n"
               "succeeds and changes nothing.\n"},
+    {"config", "sluice config [--context NAME] [--dataset NAME] [--json] "
+               "[FILE]\n"
+               "Prints the configuration context NAME (default: default)\n"
+               "gets from the SLUICE_* environment and the configuration\n"
+               "file FILE, if given: every variable's value, for dataset\n"
+               "NAME if given (else the context's own), and where it came\n"
+               "from (default, file PATH:LINE or environment SLUICE_NAME).\n"
+               "SLUICE_* names that are no variable are noted on stderr\n"
+               "(--json: in \"unknown_environment\"). A bad line or value in\n"
+               "FILE or the environment is an error naming it (exit status\n"
+               "1). The variables and the file's syntax: docs/CONFIG.md.\n"},
 };
 
 }  // namespace
@@ -647,6 +662,39 @@ int Verify(int argc, char** argv) {
   return bad.empty() && incomplete.empty() ? 0 : 1;
 }
 
+int ConfigCmd(int argc, char** argv) {
+  Args a = ParseArgs("config", argc, argv, " --context --dataset ", " --json ");
+  if (a.pos.size() > 1) Usage("config", "at most one FILE");
+  const std::string context =
+      a.flags.count("--context") ? a.flags["--context"] : "default";
+  const std::string dataset =
+      a.flags.count("--dataset") ? a.flags["--dataset"] : "";
+  if (context.empty()) Usage("config", "--context needs a NAME");
+  Config config;
+  Status s = Config::Load(context, a.pos.empty() ? "" : a.pos[0], environ,
+                          &config);
+  if (!s.ok()) return Fail("config", s);
+  if (a.flags.count("--json")) {
+    fputs(config.ToJson(dataset).c_str(), stdout);
+  } else {
+    // ToText writes control characters escaped already; Printable also
+    // takes care of bytes that are not UTF-8.
+    const std::string text = config.ToText(dataset);
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      printf("%s\n", Printable(text.substr(pos, end - pos), false).c_str());
+      pos = end + 1;
+    }
+    for (const std::string& u : config.unknown_environment()) {
+      fprintf(stderr, "sluice config: note: not a configuration variable, "
+                      "ignored: %s\n", Printable(u, false).c_str());
+    }
+  }
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
 #ifdef SLUICE_HAVE_FUSE
 int MountCmd(int argc, char** argv) {
   Args a = ParseArgs("mount", argc, argv, " -w -O ", " -f -r ");
@@ -689,7 +737,7 @@ int Main(int argc, char** argv) {
       {"ls", Ls},         {"stat", StatCmd}, {"cat", Cat},   {"export", Export},
       {"import", Import}, {"rm", Rm},        {"du", Du},     {"verify", Verify},
       {"reclaim", Reclaim},
-      {"mount", MountCmd}};
+      {"mount", MountCmd}, {"config", ConfigCmd}};
   auto it = commands.find(cmd);
   if (it == commands.end()) Usage("", "unknown command '" + cmd + "'");
   return it->second(argc - 2, argv + 2);

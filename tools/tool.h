@@ -1,5 +1,6 @@
 // The `sluice` tool's subcommands (ls, stat, cat, export, import, rm, du,
-// verify, mount) over a Sluice file system directory.
+// verify, reclaim, mount) over a Sluice file system directory, and config,
+// which shows the configuration (sluice/config.h) a context gets.
 #ifndef SLUICE_TOOLS_TOOL_H_
 #define SLUICE_TOOLS_TOOL_H_
 

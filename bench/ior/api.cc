@@ -11,6 +11,7 @@ std::unique_ptr<Api> MakeSluicePosixApi(const Params& p, std::string* why_not);
 std::unique_ptr<Api> MakeMpiioApi(const Params& p);
 std::unique_ptr<Api> MakeSluiceKvApi(const Params& p);
 std::unique_ptr<Api> MakeSluiceStreamApi(const Params& p);
+std::unique_ptr<Api> MakeSluiceDatasetApi(const Params& p);
 #ifdef SLUICE_BENCH_HDF5
 std::unique_ptr<Api> MakeHdf5Api(const Params& p);
 #endif
@@ -25,6 +26,7 @@ std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
   if (name == "MPIIO") return MakeMpiioApi(p);
   if (name == "SLUICE-KV") return MakeSluiceKvApi(p);
   if (name == "SLUICE-STREAM") return MakeSluiceStreamApi(p);
+  if (name == "SLUICE-DATASET") return MakeSluiceDatasetApi(p);
   if (name == "HDF5") {
 #ifdef SLUICE_BENCH_HDF5
     return MakeHdf5Api(p);

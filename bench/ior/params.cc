@@ -11,8 +11,8 @@ namespace bench {
 const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
       "POSIX",     "MPIIO",         "HDF5",     "ADIOS2",
-      "SLUICE-KV", "SLUICE-STREAM", "SLUICE-POSIX", "FIO-LIMIT",
-      "FIO-OVERWRITE"};
+      "SLUICE-KV", "SLUICE-STREAM", "SLUICE-DATASET", "SLUICE-POSIX",
+      "FIO-LIMIT", "FIO-OVERWRITE"};
   return apis;
 }
 

@@ -18,6 +18,17 @@ extern "C" {
 SLUICE_EXPORT int sluice_write_barrier_all(sluice_store_t* store,
                                            MPI_Comm comm);
 
+/* A checkpoint context over the ranks of `comm` (sluice.h): rank 0 reads
+ * the configuration and hands it to every rank. Collective. */
+SLUICE_EXPORT int sluice_init_mpi(MPI_Comm comm, const char* name,
+                                  const char* config_file,
+                                  sluice_context_t** ctx);
+/* The same for Fortran, whose communicators are integers
+ * (MPI_Comm_f2c). */
+SLUICE_EXPORT int sluice_init_mpi_f(MPI_Fint comm, const char* name,
+                                    const char* config_file,
+                                    sluice_context_t** ctx);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -9,6 +9,10 @@
 #include <mpi.h>
 
 #include "sluice/export.h"
+#include <memory>
+#include <string>
+
+#include "sluice/dataset.h"
 #include "sluice/kv.h"
 
 namespace sluice {
@@ -19,6 +23,14 @@ namespace mpi {
 // every rank only if every rank succeeded; otherwise every rank returns an
 // error, and the message names the first failing rank and its error.
 SLUICE_EXPORT Status WriteBarrierAll(Store* store, MPI_Comm comm);
+
+// A dataset context over the ranks of `comm` (sluice/dataset.h): rank 0
+// reads the configuration (`config_file` may be empty; the environment's
+// SLUICE_* variables) and hands it to every rank. Collective over `comm`;
+// the context keeps a duplicate of it.
+SLUICE_EXPORT Status InitContext(MPI_Comm comm, const std::string& name,
+                                 const std::string& config_file,
+                                 std::unique_ptr<Context>* out);
 
 }  // namespace mpi
 }  // namespace sluice

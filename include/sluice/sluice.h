@@ -206,6 +206,163 @@ SLUICE_EXPORT sluice_dir_t* sluice_opendir(const char* path);
 SLUICE_EXPORT struct dirent* sluice_readdir(sluice_dir_t* dir);
 SLUICE_EXPORT int sluice_closedir(sluice_dir_t* dir);
 
+/* ---- Checkpoints: contexts, datasets, elements (sluice/dataset.h) -------
+ * A context opens this rank's store once and keeps it; a dataset is a name
+ * and an integer id >= 0; elements are named data inside one id. Closing
+ * an id opened for writing commits it atomically: it exists for readers
+ * only once every rank's close succeeded. Every call returns SLUICE_OK or
+ * an error code, with sluice_errmsg(). Calls marked collective must be made
+ * by every rank of the context, in the same order; sluice_init_mpi is in
+ * sluice/c_mpi.h. */
+typedef struct sluice_context_t sluice_context_t;
+typedef struct sluice_dataset_t sluice_dataset_t;
+typedef struct sluice_element_t sluice_element_t;
+typedef struct sluice_request_t sluice_request_t;
+
+/* Ids to open for reading: the highest committed, the last committed. */
+#define SLUICE_DATASET_ID_HIGHEST (-1)
+#define SLUICE_DATASET_ID_NEWEST (-2)
+/* Dataset open flags (one of). */
+#define SLUICE_DATASET_READ 1
+#define SLUICE_DATASET_WRITE 2 /* creates the id; a committed one is
+                                  SLUICE_ALREADY_EXISTS */
+/* Element kinds: one logical element all ranks write parts of at shared
+ * offsets, or one element per rank. */
+#define SLUICE_ELEMENT_SHARED 0
+#define SLUICE_ELEMENT_UNIQUE 1
+/* States of sluice_dataset_list. */
+#define SLUICE_ID_COMMITTED 0
+#define SLUICE_ID_RECLAIMED 1 /* found uncommitted, its data removed */
+
+typedef struct sluice_dataset_id_info_t {
+  int64_t id;
+  int state;               /* SLUICE_ID_* */
+  uint64_t bytes;          /* data of every element */
+  int64_t commit_time_ns;  /* CLOCK_REALTIME of the commit (or reclaim) */
+  int ranks;               /* ranks that wrote it */
+} sluice_dataset_id_info_t;
+
+/* A context of one process (no MPI). `name`: letters, digits, '.', '_',
+ * '-'; its data lives in DATA_ROOT/NAME (variable data_roots).
+ * `config_file` may be NULL. On error *ctx is NULL. */
+SLUICE_EXPORT int sluice_init_single(const char* name, const char* config_file,
+                                     sluice_context_t** ctx);
+/* Ends the context and frees it, even on error. Collective. */
+SLUICE_EXPORT int sluice_fini(sluice_context_t* ctx);
+/* Sets a configuration variable (sluice/config.h; docs/CONFIG.md) for what
+ * the context does afterwards. The variables its store was opened with
+ * (the store options, extent_bytes, data_roots) are fixed: an error. */
+SLUICE_EXPORT int sluice_config_set(sluice_context_t* ctx, const char* name,
+                                    const char* value);
+/* The effective value of a variable for `dataset` (NULL: the context's),
+ * into buf[0..cap) NUL-terminated; SLUICE_BUFFER_TOO_SMALL if it does not
+ * fit. */
+SLUICE_EXPORT int sluice_config_get(sluice_context_t* ctx, const char* name,
+                                    const char* dataset, char* buf,
+                                    size_t cap);
+
+/* Opens id `id` of dataset `name`: SLUICE_DATASET_WRITE with id >= 0, or
+ * SLUICE_DATASET_READ with id >= 0, SLUICE_DATASET_ID_HIGHEST or
+ * SLUICE_DATASET_ID_NEWEST. Collective. */
+SLUICE_EXPORT int sluice_dataset_open(sluice_context_t* ctx, const char* name,
+                                      int64_t id, int flags,
+                                      sluice_dataset_t** ds);
+/* The id opened (HIGHEST and NEWEST resolved). */
+SLUICE_EXPORT int64_t sluice_dataset_id(const sluice_dataset_t* ds);
+/* Writing: waits for this rank's requests, closes its elements, makes its
+ * data durable and commits the id if every rank did; otherwise every rank
+ * gets the error naming the first failing rank, and the id does not exist.
+ * Frees the handle, even on error. Collective. */
+SLUICE_EXPORT int sluice_dataset_close(sluice_dataset_t* ds);
+/* Removes a committed id (its record first, then every rank's data).
+ * Collective. */
+SLUICE_EXPORT int sluice_dataset_unlink(sluice_context_t* ctx,
+                                        const char* name, int64_t id);
+/* The ids of dataset `name`, ascending, into out[0..cap); *count is how
+ * many there are (may exceed cap). Local. */
+SLUICE_EXPORT int sluice_dataset_list(sluice_context_t* ctx, const char* name,
+                                      sluice_dataset_id_info_t* out,
+                                      size_t cap, size_t* count);
+
+/* Whether to write a checkpoint of dataset `name` now (*now = 1): none
+ * written yet by this context, the job's end near (job_end_time,
+ * job_end_margin), SIGUSR1 arrived, or, with mtbf set, Daly's optimum
+ * interval for the measured cost reached (sluice/dataset.h says how).
+ * Collective: every rank gets the same answer. */
+SLUICE_EXPORT int sluice_dataset_should_checkpoint(sluice_context_t* ctx,
+                                                   const char* name,
+                                                   int* now);
+
+/* Performance variables: bytes and time of each phase. */
+typedef struct sluice_phase_t {
+  uint64_t calls;
+  uint64_t bytes;
+  uint64_t nanos;
+} sluice_phase_t;
+typedef struct sluice_perf_t {
+  sluice_phase_t open;   /* dataset open */
+  sluice_phase_t write;  /* element writes */
+  sluice_phase_t sync;   /* close: this rank's data made durable */
+  sluice_phase_t commit; /* close: agreement and commit record */
+  sluice_phase_t read;   /* element reads */
+  sluice_phase_t close;  /* the whole close */
+} sluice_perf_t;
+/* This rank's figures of id `id` of dataset `name`, once closed by this
+ * context; with name NULL, the sum over every id it closed. */
+SLUICE_EXPORT int sluice_perf_get(sluice_context_t* ctx, const char* name,
+                                  int64_t id, sluice_perf_t* out);
+
+/* Opens element `name` of kind SLUICE_ELEMENT_*; writing creates it. */
+SLUICE_EXPORT int sluice_element_open(sluice_dataset_t* ds, const char* name,
+                                      int kind, sluice_element_t** el);
+/* Reading only: rank `rank`'s unique element (after a restart on another
+ * number of ranks). */
+SLUICE_EXPORT int sluice_element_open_rank(sluice_dataset_t* ds,
+                                           const char* name, int rank,
+                                           sluice_element_t** el);
+/* Waits for the element's requests and frees the handle, even on error. */
+SLUICE_EXPORT int sluice_element_close(sluice_element_t* el);
+/* Writing: this rank's part so far; reading: the committed size. */
+SLUICE_EXPORT int sluice_element_size(sluice_element_t* el, uint64_t* size);
+SLUICE_EXPORT int sluice_element_write(sluice_element_t* el, uint64_t offset,
+                                       const void* buf, size_t n);
+/* `count` blocks of `block` bytes, one after the other in buf, to offsets
+ * offset + i * stride (stride >= block). */
+SLUICE_EXPORT int sluice_element_write_strided(sluice_element_t* el,
+                                               uint64_t offset,
+                                               const void* buf, size_t count,
+                                               size_t block, uint64_t stride);
+/* *got < n only past the element's end; holes read as zeros; bytes two
+ * ranks wrote are SLUICE_CORRUPTION. */
+SLUICE_EXPORT int sluice_element_read(sluice_element_t* el, uint64_t offset,
+                                      void* buf, size_t n, size_t* got);
+SLUICE_EXPORT int sluice_element_read_strided(sluice_element_t* el,
+                                              uint64_t offset, void* buf,
+                                              size_t count, size_t block,
+                                              uint64_t stride, size_t* got);
+/* Non-blocking forms: the buffer is used in place (not copied) and must
+ * stay untouched until the request is done. Requests of one element run in
+ * the order issued. */
+SLUICE_EXPORT int sluice_element_write_nb(sluice_element_t* el,
+                                          uint64_t offset, const void* buf,
+                                          size_t n, sluice_request_t** req);
+SLUICE_EXPORT int sluice_element_write_strided_nb(
+    sluice_element_t* el, uint64_t offset, const void* buf, size_t count,
+    size_t block, uint64_t stride, sluice_request_t** req);
+SLUICE_EXPORT int sluice_element_read_nb(sluice_element_t* el, uint64_t offset,
+                                         void* buf, size_t n,
+                                         sluice_request_t** req);
+SLUICE_EXPORT int sluice_element_read_strided_nb(
+    sluice_element_t* el, uint64_t offset, void* buf, size_t count,
+    size_t block, uint64_t stride, sluice_request_t** req);
+/* Waits for *req, returns its outcome (*got: bytes moved; may be NULL),
+ * frees it and sets *req to NULL. */
+SLUICE_EXPORT int sluice_request_wait(sluice_request_t** req, size_t* got);
+/* *done = 1 when finished: then as sluice_request_wait. Else *done = 0 and
+ * SLUICE_OK. */
+SLUICE_EXPORT int sluice_request_test(sluice_request_t** req, int* done,
+                                      size_t* got);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "sluice/dataset.h"
 #include "sluice/kv.h"
 #include "sluice/sluice.h"
 
@@ -14,6 +15,10 @@ struct sluice_options_t {
 
 struct sluice_store_t {
   std::unique_ptr<sluice::Store> rep;
+};
+
+struct sluice_context_t {
+  std::unique_ptr<sluice::Context> rep;
 };
 
 namespace sluice {

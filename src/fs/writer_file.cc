@@ -157,7 +157,7 @@ Status WriterFs::Finish(OpenInode* st, bool closing) {
   return s;
 }
 
-Status WriterFs::Release(const std::shared_ptr<OpenInode>& st) {
+Status WriterFs::Release(const std::shared_ptr<OpenInode>& st, bool barrier) {
   Status s;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -170,7 +170,7 @@ Status WriterFs::Release(const std::shared_ptr<OpenInode>& st) {
       open_.erase(st->inode.ino);
     }
   }
-  if (!s.ok()) return s;
+  if (!s.ok() || !barrier) return s;
   return store_->store()->WriteBarrier();
 }
 
@@ -376,6 +376,15 @@ Status WriterFile::Close() {
     cursor_ = Cursor();  // its iterator must not outlive the store
   }
   return fs_->Release(st_);
+}
+
+Status WriterFile::CloseWithoutBarrier() {
+  if (closed_.exchange(true)) return Status::OK();
+  {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    cursor_ = Cursor();
+  }
+  return fs_->Release(st_, false);
 }
 
 Status WriterFile::MarkOpen() {

@@ -109,6 +109,10 @@ class WriterFile final : public File {
   }
   const std::string& path() const override { return path_; }
   Status Close() override;
+  // Close without the write barrier, which the caller then owes: the
+  // file's data, checksum and completeness are written to the store but
+  // are durable only at its next barrier.
+  Status CloseWithoutBarrier();
   Status MarkOpen() override;
 
  private:
@@ -224,7 +228,9 @@ class WriterFs : public FileSystem {
 
   // Ends a handle of `st`: its last one finishes the file and marks it
   // closed; then everything is made durable.
-  Status Release(const std::shared_ptr<OpenInode>& st);
+  // With `barrier` false the caller makes the write barrier (the dataset
+  // layer makes one for all of an id's files at its commit).
+  Status Release(const std::shared_ptr<OpenInode>& st, bool barrier = true);
 
  private:
   Status Closed() const {

@@ -1,0 +1,544 @@
+// Contexts: configuration, the rank's store, reclaiming uncommitted ids,
+// opening, listing and removing dataset ids (sluice/dataset.h).
+#include <time.h>
+#include <unistd.h>
+
+#include <signal.h>
+#include <string.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cinttypes>
+#include <cstdio>
+#include <set>
+
+#include "dataset/internal.h"
+#include "fs/writer_fs.h"
+#include "util/posix.h"
+
+extern char** environ;
+
+namespace sluice {
+namespace dataset {
+
+uint64_t NowNs() {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull +
+         static_cast<uint64_t>(t.tv_nsec);
+}
+
+int64_t WallNs() {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+void Worker::Run(std::function<void()> job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  jobs_.push_back(std::move(job));
+  if (!thread_.joinable()) {
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> l(mu_);
+      for (;;) {
+        cv_.wait(l, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // stopping, and nothing left
+        std::function<void()> j = std::move(jobs_.front());
+        jobs_.pop_front();
+        l.unlock();
+        j();
+        l.lock();
+      }
+    });
+  }
+  cv_.notify_one();
+}
+
+void Worker::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+namespace {
+
+class SingleGroup : public Group {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  Status Agree(const Status& local, const std::string& what) override {
+    if (local.ok()) return local;
+    return Status(local.code(),
+                  what + " failed on rank 0: " + std::string(local.message()));
+  }
+  Status AnyTrue(bool*) override { return Status::OK(); }
+  Status Broadcast(std::string*, int) override { return Status::OK(); }
+  Status Gather(const std::string& mine, std::vector<std::string>* all,
+                int) override {
+    all->assign(1, mine);
+    return Status::OK();
+  }
+};
+
+fs::WriterFs* AsWriter(FileSystem* f) {
+  return static_cast<fs::WriterFs*>(f);
+}
+
+}  // namespace
+
+Status RemoveFsTree(FileSystem* f, const std::string& path) {
+  std::vector<DirEntry> entries;
+  Status s = f->ReadDir(path, &entries);
+  if (!s.ok()) return s;
+  for (const auto& e : entries) {
+    const std::string child = path + "/" + e.name;
+    s = e.is_dir ? RemoveFsTree(f, child) : f->Unlink(child);
+    if (!s.ok()) return s;
+  }
+  return f->Rmdir(path);
+}
+
+bool Truthy(const std::string& v) {
+  bool b = false;
+  return Config::ParseBool(v, &b).ok() && b;
+}
+
+namespace {
+
+// Removes from one store every id directory /DATASET/ID that `committed`
+// does not hold, then gives their space back.
+Status ReclaimStore(FileSystem* f, const std::set<std::string>& committed,
+                    std::set<std::string>* removed) {
+  std::vector<DirEntry> datasets;
+  Status s = f->ReadDir("/", &datasets);
+  if (!s.ok()) return s;
+  bool any = false;
+  for (const auto& d : datasets) {
+    if (!d.is_dir || !CheckName(d.name, "dataset").ok()) continue;
+    std::vector<DirEntry> ids;
+    s = f->ReadDir("/" + d.name, &ids);
+    if (!s.ok()) return s;
+    for (const auto& i : ids) {
+      int64_t id;
+      std::string ds;
+      bool reclaimed;
+      const std::string rec = d.name + "." + i.name;
+      if (!i.is_dir || !ParseRecordName(rec, &ds, &id, &reclaimed) ||
+          reclaimed || committed.count(RecordName(ds, id))) {
+        continue;
+      }
+      s = RemoveFsTree(f, "/" + d.name + "/" + i.name);
+      if (!s.ok()) return s;
+      removed->insert(RecordName(ds, id));
+      any = true;
+    }
+  }
+  if (!any) return Status::OK();
+  s = f->Sync();
+  if (!s.ok()) return s;
+  uint64_t freed = 0;
+  s = AsWriter(f)->store()->store()->ReclaimSpace(&freed);
+  // Another process reading the store holds its values: they go at a later
+  // open.
+  return s.IsBusy() ? Status::OK() : s;
+}
+
+std::string Join(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += n + "\n";
+  return out;
+}
+
+std::set<std::string> Split(const std::string& text) {
+  std::set<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > pos) out.insert(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+// The ids of every store of the context that no commit record holds are
+// removed: this rank's own store, and the stores of writers beyond the
+// job's ranks (a larger earlier job's) that fall to this rank.
+Status ReclaimUncommitted(ContextImpl* c) {
+  Group* g = c->group.get();
+  std::string list;
+  Status s;
+  if (g->rank() == 0) {
+    std::vector<std::string> names;
+    s = posix::ListDir(c->commit_dir, &names);
+    std::set<std::string> committed;
+    for (const auto& n : names) {
+      std::string ds;
+      int64_t id;
+      bool reclaimed;
+      if (ParseRecordName(n, &ds, &id, &reclaimed)) {
+        if (!reclaimed) committed.insert(n);
+      } else if (n.size() > 4 && n.compare(n.size() - 4, 4, ".tmp") == 0) {
+        // A record whose writer was killed before the rename.
+        unlink((c->commit_dir + "/" + n).c_str());
+      }
+    }
+    list = Join(committed);
+  }
+  s = g->Agree(s, "listing commit records of " + c->root);
+  if (!s.ok()) return s;
+  s = g->Broadcast(&list, 0);
+  if (!s.ok()) return s;
+  const std::set<std::string> committed = Split(list);
+
+  std::set<std::string> removed;
+  s = ReclaimStore(c->fs.get(), committed, &removed);
+  std::vector<std::string> names;
+  Status l = posix::ListDir(c->root, &names);
+  if (s.ok()) s = l;
+  for (const auto& n : names) {
+    if (!s.ok()) break;
+    if (n.compare(0, 7, "writer.") != 0) continue;
+    const int w = atoi(n.c_str() + 7);
+    if (w < g->size() || w % g->size() != g->rank()) continue;
+    std::unique_ptr<FileSystem> other;
+    s = fs::OpenWriterFs(c->fs_options, c->StorePath(w), w, "", &other);
+    if (s.ok()) s = ReclaimStore(other.get(), committed, &removed);
+    if (other) {
+      Status cl = other->Close();
+      if (s.ok()) s = cl;
+    }
+  }
+  s = g->Agree(s, "reclaiming uncommitted ids in " + c->root);
+  if (!s.ok()) return s;
+  std::vector<std::string> all;
+  s = g->Gather(Join(removed), &all, 0);
+  Status m;
+  if (s.ok() && g->rank() == 0) {
+    std::set<std::string> every;
+    for (const auto& a : all) {
+      for (const auto& n : Split(a)) every.insert(n);
+    }
+    const std::string when = std::to_string(WallNs()) + "\n";
+    for (const auto& n : every) {
+      Status w = posix::WriteFileAtomic(c->commit_dir + "/" + n + ".reclaimed",
+                                        when);
+      if (m.ok()) m = w;
+    }
+  }
+  if (s.ok()) s = m;
+  return g->Agree(s, "recording reclaimed ids in " + c->commit_dir);
+}
+
+}  // namespace
+
+std::unique_ptr<Group> NewSingleGroup() {
+  return std::make_unique<SingleGroup>();
+}
+
+Status InitContext(std::unique_ptr<Group> group, const std::string& name,
+                   const std::string& config_file,
+                   std::unique_ptr<Context>* out) {
+  out->reset();
+  Group* g = group.get();
+  auto c = std::make_unique<ContextImpl>();
+  Status s = CheckName(name, "context name");
+  std::string config;
+  if (s.ok() && g->rank() == 0) {
+    s = Config::Load(name, config_file, environ, &c->config);
+    if (s.ok()) config = c->config.Serialize();
+  }
+  s = g->Agree(s, "reading the configuration of context " + name);
+  if (!s.ok()) return s;
+  s = g->Broadcast(&config, 0);
+  if (s.ok() && g->rank() != 0) s = Config::Deserialize(config, &c->config);
+  if (s.ok()) s = c->config.ToFsOptions(&c->fs_options);
+  if (s.ok()) {
+    const std::string roots = c->config.Get("data_roots").value;
+    c->data_root = roots.substr(0, roots.find(','));
+    if (c->data_root.empty()) {
+      s = Status::InvalidArgument("data_roots is empty");
+    }
+  }
+  if (s.ok()) {
+    c->name = name;
+    c->root = posix::JoinPath(c->data_root, name);
+    c->commit_dir = c->root + "/commit";
+    c->total.root = c->data_root;
+    s = posix::CreateDirs(c->commit_dir);
+  }
+  if (s.ok()) {
+    s = fs::OpenWriterFs(c->fs_options, c->StorePath(g->rank()), g->rank(),
+                         "", &c->fs);
+  }
+  s = g->Agree(s, "initialising context " + name);
+  if (!s.ok()) return s;
+  c->group = std::move(group);
+  s = ReclaimUncommitted(c.get());
+  if (!s.ok()) {
+    c->fs->Close();
+    return s;
+  }
+  out->reset(new Context(std::move(c)));
+  return Status::OK();
+}
+
+}  // namespace dataset
+
+using dataset::CheckName;
+using dataset::CommitRecord;
+using dataset::Group;
+
+Status ContextImpl::ListRecords(const std::string& dataset,
+                                std::vector<DatasetIdInfo>* ids,
+                                std::vector<std::string>* datasets) {
+  std::vector<std::string> names;
+  Status s = posix::ListDir(commit_dir, &names);
+  if (!s.ok()) return s;
+  std::map<int64_t, DatasetIdInfo> found;
+  std::set<std::string> dsets;
+  for (const auto& n : names) {
+    std::string ds;
+    int64_t id;
+    bool reclaimed;
+    if (!dataset::ParseRecordName(n, &ds, &id, &reclaimed)) continue;
+    if (!reclaimed) dsets.insert(ds);
+    if (!ids || ds != dataset) continue;
+    std::string data;
+    s = posix::ReadFile(commit_dir + "/" + n, &data);
+    if (s.IsNotFound()) continue;  // unlinked meanwhile
+    if (!s.ok()) return s;
+    DatasetIdInfo info;
+    info.id = id;
+    if (reclaimed) {
+      if (found.count(id)) continue;  // committed again since
+      info.state = IdState::kReclaimed;
+      info.commit_time_ns = strtoll(data.c_str(), nullptr, 10);
+    } else {
+      CommitRecord r;
+      s = dataset::DecodeRecord(data, commit_dir + "/" + n, &r);
+      if (!s.ok()) return s;
+      if (r.dataset != ds || r.id != id) {
+        return Status::Corruption("commit record " + commit_dir + "/" + n +
+                                  " is of " + r.dataset + " id " +
+                                  std::to_string(r.id));
+      }
+      info.state = IdState::kCommitted;
+      info.bytes = r.bytes();
+      info.commit_time_ns = r.commit_time_ns;
+      info.ranks = r.ranks;
+      info.writers = r.writers;
+    }
+    found[id] = info;
+  }
+  if (ids) {
+    ids->clear();
+    for (auto& [id, info] : found) ids->push_back(info);
+  }
+  if (datasets) datasets->assign(dsets.begin(), dsets.end());
+  return Status::OK();
+}
+
+Context::Context(std::unique_ptr<ContextImpl> impl) : impl_(std::move(impl)) {}
+// Not collective: a destructor may run after MPI has ended, or on one rank
+// only (an exception unwinding). Fini is the collective end.
+Context::~Context() { Finish(); }
+
+Status Context::InitSingle(const std::string& name,
+                           const std::string& config_file,
+                           std::unique_ptr<Context>* out) {
+  return dataset::InitContext(dataset::NewSingleGroup(), name, config_file,
+                              out);
+}
+
+int Context::rank() const { return impl_->group->rank(); }
+int Context::size() const { return impl_->group->size(); }
+const std::string& Context::name() const { return impl_->name; }
+const std::string& Context::root() const { return impl_->root; }
+const Config& Context::config() const { return impl_->config; }
+
+namespace {
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
+Status Context::SetConfig(const std::string& name, const std::string& value) {
+  // What the store was opened with, and where: fixed for its lifetime.
+  bool fixed = name == "data_roots" || name == "extent_bytes" ||
+               name == "config_file_prefix";
+  for (const auto& o : StoreOptions::List()) fixed |= name == o.name;
+  {
+    if (fixed) {
+      return Status::InvalidArgument(
+          "variable " + name + " tunes the context's store and is fixed "
+          "once the context is initialised: set it in the configuration "
+          "file or the environment (SLUICE_" + Upper(name) + ")");
+    }
+  }
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->config.Set(name, value);
+}
+
+Status Context::ListIds(const std::string& name,
+                        std::vector<DatasetIdInfo>* out) {
+  Status s = CheckName(name, "dataset name");
+  if (!s.ok()) return s;
+  return impl_->ListRecords(name, out, nullptr);
+}
+
+Status Context::ListDatasets(std::vector<std::string>* out) {
+  return impl_->ListRecords("", nullptr, out);
+}
+
+Status Context::UnlinkId(const std::string& name, int64_t id) {
+  ContextImpl* c = impl_.get();
+  Group* g = c->group.get();
+  Status s = CheckName(name, "dataset name");
+  if (s.ok() && id < 0) s = Status::InvalidArgument("dataset id must be >= 0");
+  if (s.ok() && g->rank() == 0) {
+    const std::string rec = c->commit_dir + "/" + dataset::RecordName(name, id);
+    if (unlink(rec.c_str()) != 0) {
+      s = errno == ENOENT
+              ? Status::NotFound("dataset " + name + " has no committed id " +
+                                 std::to_string(id))
+              : posix::Error("cannot remove", rec, errno);
+    }
+    if (s.ok()) s = posix::SyncDir(c->commit_dir);
+  }
+  s = g->Agree(s, "unlinking " + name + " id " + std::to_string(id));
+  if (!s.ok()) return s;
+  // The id is gone; its data goes now, or, if this fails, at the next
+  // context's open (it has no record).
+  const std::string dir = "/" + name + "/" + std::to_string(id);
+  FileInfo info;
+  s = c->fs->Stat(dir, &info);
+  if (s.ok()) s = dataset::RemoveFsTree(c->fs.get(), dir);
+  if (s.IsNotFound()) s = Status::OK();
+  if (s.ok()) s = c->fs->Sync();
+  return g->Agree(s, "removing the data of " + name + " id " +
+                         std::to_string(id));
+}
+
+Status Context::IdStats(const std::string& name, int64_t id,
+                        DatasetStats* out) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->id_stats.find({name, id});
+  if (it == impl_->id_stats.end()) {
+    return Status::NotFound("this context closed no " + name + " id " +
+                            std::to_string(id));
+  }
+  *out = it->second;
+  return Status::OK();
+}
+
+namespace {
+std::atomic<bool> usr1_arrived{false};
+std::once_flag usr1_once;
+struct sigaction usr1_previous;
+
+void OnUsr1(int sig, siginfo_t* info, void* uctx) {
+  usr1_arrived.store(true);
+  // The program's own handler, if it had one, still runs.
+  if (usr1_previous.sa_flags & SA_SIGINFO) {
+    if (usr1_previous.sa_sigaction) usr1_previous.sa_sigaction(sig, info, uctx);
+  } else if (usr1_previous.sa_handler != SIG_DFL &&
+             usr1_previous.sa_handler != SIG_IGN) {
+    usr1_previous.sa_handler(sig);
+  }
+}
+
+// Seconds from a duration variable's text ("90", "30m", "2h", "1d"); the
+// configuration checked it when it was set.
+double Seconds(const std::string& v) {
+  double x = 0;
+  return Config::ParseDuration(v, &x).ok() ? x : 0;
+}
+}  // namespace
+
+Status Context::ShouldCheckpoint(const std::string& name, bool* now) {
+  ContextImpl* c = impl_.get();
+  *now = false;
+  Status s = CheckName(name, "dataset name");
+  if (!s.ok()) return s;
+  std::call_once(usr1_once, [] {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = OnUsr1;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, &usr1_previous);
+  });
+  bool yes = usr1_arrived.exchange(false);
+  double cost = 0, since = 0;
+  bool have = false;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    auto it = c->last_checkpoint.find(name);
+    if (it != c->last_checkpoint.end()) {
+      have = true;
+      cost = it->second.cost_s;
+      since = (dataset::NowNs() - it->second.commit_ns) / 1e9;
+    }
+  }
+  if (!have) yes = true;
+  const double wall = dataset::WallNs() / 1e9;
+  const double end = Seconds(c->config.Get("job_end_time", name).value);
+  double margin = Seconds(c->config.Get("job_end_margin", name).value);
+  if (margin <= 0) margin = 2 * cost;
+  if (end > 0 && wall + margin >= end) yes = true;
+  const double mtbf = Seconds(c->config.Get("mtbf", name).value);
+  if (have && mtbf > 0) {
+    double interval = mtbf;
+    if (cost < 2 * mtbf) {
+      const double r = cost / (2 * mtbf);
+      interval = std::sqrt(2 * cost * mtbf) * (1 + std::sqrt(r) / 3 + r / 9) -
+                 cost;
+    }
+    if (since >= interval) yes = true;
+  }
+  s = c->group->AnyTrue(&yes);
+  *now = yes;
+  return s;
+}
+
+DatasetStats Context::TotalStats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->total;
+}
+
+Status Context::Fini() {
+  Status s = Finish();
+  return impl_->group->Agree(s, "ending context " + impl_->name);
+}
+
+Status Context::Finish() {
+  ContextImpl* c = impl_.get();
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->finished) return Status::OK();
+    c->finished = true;
+    if (c->open_datasets > 0) {
+      s = Status::InvalidArgument(
+          "context " + c->name + " ended with " +
+          std::to_string(c->open_datasets) +
+          " dataset(s) open: their ids were not committed");
+    }
+    if (dataset::Truthy(c->config.Get("stats").value) && c->group->rank() == 0) {
+      for (const auto& line : c->stat_lines) {
+        fprintf(stderr, "%s\n", line.c_str());
+      }
+    }
+  }
+  c->worker.Stop();
+  Status f = c->fs->Close();
+  return s.ok() ? f : s;
+}
+
+}  // namespace sluice

@@ -1,0 +1,763 @@
+// Dataset ids and their elements: opening, the atomic commit, reading
+// through the commit record's index, non-blocking requests
+// (sluice/dataset.h).
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include <unistd.h>
+
+#include "dataset/internal.h"
+#include "fs/writer_fs.h"
+#include "util/posix.h"
+
+namespace sluice {
+
+using dataset::CheckName;
+using dataset::CommitRecord;
+using dataset::ElementRecord;
+using dataset::Group;
+using dataset::NowNs;
+using dataset::PartRecord;
+
+namespace {
+
+std::string IdText(const std::string& name, int64_t id) {
+  return "dataset " + name + " id " + std::to_string(id);
+}
+
+// Rank 0: the record of the id to open for reading.
+Status ReadRecord(ContextImpl* c, const std::string& name, int64_t id,
+                  std::string* data) {
+  if (id < 0) {
+    std::vector<DatasetIdInfo> ids;
+    Status s = c->ListRecords(name, &ids, nullptr);
+    if (!s.ok()) return s;
+    const DatasetIdInfo* pick = nullptr;
+    for (const auto& i : ids) {
+      if (i.state != IdState::kCommitted) continue;
+      if (!pick ||
+          (id == kDatasetIdHighest
+               ? i.id > pick->id
+               : (i.commit_time_ns > pick->commit_time_ns ||
+                  (i.commit_time_ns == pick->commit_time_ns &&
+                   i.id > pick->id)))) {
+        pick = &i;
+      }
+    }
+    if (!pick) {
+      return Status::NotFound("dataset " + name + " has no committed id in " +
+                              c->root);
+    }
+    id = pick->id;
+  }
+  const std::string path = c->commit_dir + "/" + dataset::RecordName(name, id);
+  Status s = posix::ReadFile(path, data);
+  if (s.IsNotFound()) {
+    return Status::NotFound(IdText(name, id) + " is not committed in " +
+                            c->root);
+  }
+  if (!s.ok()) return s;
+  CommitRecord r;
+  s = dataset::DecodeRecord(*data, path, &r);
+  if (s.ok() && (r.dataset != name || r.id != id)) {
+    s = Status::Corruption("commit record " + path + " is of " + r.dataset +
+                           " id " + std::to_string(r.id));
+  }
+  return s;
+}
+
+// mkdir -p inside a store.
+Status MakeDirs(FileSystem* f, const std::string& path) {
+  std::string at;
+  size_t pos = 1;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    at = path.substr(0, slash);
+    Status s = f->Mkdir(at, 0755);
+    if (!s.ok() && s.code() != Code::kAlreadyExists) return s;
+    pos = slash + 1;
+  }
+  return Status::OK();
+}
+
+Status CheckStrided(size_t count, size_t block, uint64_t stride) {
+  if (count > 0 && block > 0 && stride < block) {
+    return Status::InvalidArgument("stride " + std::to_string(stride) +
+                                   " is smaller than the block " +
+                                   std::to_string(block) +
+                                   ": the blocks would overlap");
+  }
+  if (count > 0 && block > SIZE_MAX / count) {
+    return Status::InvalidArgument("count * block overflows");
+  }
+  return Status::OK();
+}
+
+std::string Rate(uint64_t bytes, uint64_t ns) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.1f MiB/s",
+           ns ? bytes / 1048576.0 / (ns / 1e9) : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+// ---- Context::OpenDataset ------------------------------------------------
+
+Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
+                            std::unique_ptr<Dataset>* out) {
+  out->reset();
+  ContextImpl* c = impl_.get();
+  Group* g = c->group.get();
+  const uint64_t t0 = NowNs();
+  const bool write = flags == kDatasetWrite;
+  Status s = CheckName(name, "dataset name");
+  if (s.ok() && flags != kDatasetWrite && flags != kDatasetRead) {
+    s = Status::InvalidArgument("open a dataset to read or to write");
+  }
+  if (s.ok() && write && id < 0) {
+    s = Status::InvalidArgument("a dataset id to write must be >= 0, not " +
+                                std::to_string(id));
+  }
+  if (s.ok() && !write && id < kDatasetIdNewest) {
+    s = Status::InvalidArgument("no dataset id " + std::to_string(id));
+  }
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (s.ok() && c->finished) {
+      s = Status::InvalidArgument("context " + c->name + " has ended");
+    }
+  }
+  auto d = std::make_unique<DatasetImpl>();
+  d->ctx = c;
+  d->name = name;
+  d->write = write;
+  d->open_ns = dataset::WallNs();
+  d->open_mono_ns = t0;
+  std::string record;
+  if (s.ok() && g->rank() == 0) {
+    if (write) {
+      const std::string rec =
+          c->commit_dir + "/" + dataset::RecordName(name, id);
+      posix::PathKind kind;
+      Status p = posix::Probe(rec, &kind);
+      if (p.ok() && kind != posix::PathKind::kMissing) {
+        s = Status::AlreadyExists(IdText(name, id) +
+                                  " is already committed (unlink it first)");
+      } else if (!p.ok()) {
+        s = p;
+      }
+    } else {
+      s = ReadRecord(c, name, id, &record);
+    }
+  }
+  s = g->Agree(s, "opening " + IdText(name, id));
+  if (!s.ok()) return s;
+  if (write) {
+    d->id = id;
+    d->dir = "/" + name + "/" + std::to_string(id);
+    // Data of this id from a close that failed: not committed, so not
+    // anyone's; the id starts empty.
+    FileInfo info;
+    s = c->fs->Stat(d->dir, &info);
+    if (s.ok()) s = dataset::RemoveFsTree(c->fs.get(), d->dir);
+    if (s.IsNotFound()) s = Status::OK();
+    if (s.ok()) s = MakeDirs(c->fs.get(), d->dir);
+    s = g->Agree(s, "creating " + IdText(name, id));
+    if (!s.ok()) return s;
+  } else {
+    s = g->Broadcast(&record, 0);
+    if (s.ok()) {
+      s = dataset::DecodeRecord(record, "of " + IdText(name, id), &d->record);
+    }
+    if (!s.ok()) return s;
+    d->id = d->record.id;
+    d->dir = "/" + name + "/" + std::to_string(d->id);
+  }
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    ++c->open_datasets;
+  }
+  d->open.Add(0, NowNs() - t0);
+  out->reset(new Dataset(std::move(d)));
+  return Status::OK();
+}
+
+// ---- DatasetImpl -----------------------------------------------------------
+
+Status DatasetImpl::Store(int w, std::shared_ptr<fs::FsStore>* out) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = stores.find(w);
+  if (it != stores.end()) {
+    *out = it->second;
+    return Status::OK();
+  }
+  StoreOptions so = ctx->fs_options.store;
+  so.read_only = true;
+  // The writers of this job keep their stores open for the context's
+  // lifetime; a committed id is durable, which is what a snapshot sees.
+  so.snapshot_reads = true;
+  so.create_if_missing = false;
+  std::unique_ptr<fs::FsStore> st;
+  Status s = fs::FsStore::Open(so, ctx->StorePath(w), w, &st);
+  if (s.IsBusy()) {
+    return Status::Busy(std::string(s.message()) +
+                        " (a LevelDB store cannot be read while its writer "
+                        "has it open; use RocksDB to read ids while writing)");
+  }
+  if (!s.ok()) return s;
+  *out = std::shared_ptr<fs::FsStore>(std::move(st));
+  stores[w] = *out;
+  return Status::OK();
+}
+
+DatasetStats DatasetImpl::Stats() const {
+  DatasetStats st;
+  st.open = open.Get();
+  st.write = write_c.Get();
+  st.sync = sync.Get();
+  st.commit = commit.Get();
+  st.read = read.Get();
+  st.close = close.Get();
+  st.root = ctx->data_root;
+  return st;
+}
+
+Status DatasetImpl::CloseElements(std::vector<ElementRecord>* index) {
+  std::vector<std::shared_ptr<ElementImpl>> els;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    els = elements;
+  }
+  Status s;
+  for (auto& e : els) {
+    Status c = e->Close();
+    if (s.ok()) s = c;
+    if (!index || !c.ok()) continue;
+    std::lock_guard<std::mutex> lock(e->mu);
+    ElementRecord r;
+    r.name = e->name;
+    r.kind = e->kind;
+    r.rank = e->kind == ElementKind::kUnique ? e->rank : -1;
+    r.size = e->part.size;
+    if (!e->ranges.empty() || e->kind == ElementKind::kUnique) {
+      r.parts.push_back(e->part);
+    }
+    // A rank that opened a shared element and wrote none of it holds no
+    // part; the element is listed all the same.
+    index->push_back(std::move(r));
+  }
+  return s;
+}
+
+// ---- Dataset -----------------------------------------------------------------
+
+Dataset::Dataset(std::unique_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
+
+Dataset::~Dataset() {
+  DatasetImpl* d = impl_.get();
+  bool open;
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
+    open = !d->closed;
+    d->closed = true;
+  }
+  // Not closed: abandoned without a commit (a destructor cannot make a
+  // collective call). Its data goes as a failed close's does.
+  if (open) {
+    d->CloseElements(nullptr);
+    std::lock_guard<std::mutex> lock(d->ctx->mu);
+    --d->ctx->open_datasets;
+  }
+}
+
+const std::string& Dataset::name() const { return impl_->name; }
+int64_t Dataset::id() const { return impl_->id; }
+bool Dataset::writable() const { return impl_->write; }
+DatasetStats Dataset::stats() const { return impl_->Stats(); }
+
+Status Dataset::OpenElement(const std::string& name, ElementKind kind,
+                            std::unique_ptr<Element>* out, int rank) {
+  out->reset();
+  DatasetImpl* d = impl_.get();
+  ContextImpl* c = d->ctx;
+  const int me = c->group->rank();
+  Status s = CheckName(name, "element name");
+  if (!s.ok()) return s;
+  if (kind != ElementKind::kShared && kind != ElementKind::kUnique) {
+    return Status::InvalidArgument("unknown element kind");
+  }
+  if (rank != -1 && (kind != ElementKind::kUnique || d->write || rank < 0)) {
+    return Status::InvalidArgument(
+        "only an element of kind unique, opened for reading, may name "
+        "another rank");
+  }
+  const int owner = rank == -1 ? me : rank;
+  const std::string path =
+      d->dir + (kind == ElementKind::kShared
+                    ? "/shared/" + name
+                    : "/rank." + std::to_string(owner) + "/" + name);
+  std::lock_guard<std::mutex> lock(d->mu);
+  if (d->closed) return Status::InvalidArgument(IdText(d->name, d->id) + " is closed");
+  std::shared_ptr<ElementImpl> e;
+  for (auto& x : d->elements) {
+    if (x->path == path) e = x;
+  }
+  if (e) {
+    std::lock_guard<std::mutex> elock(e->mu);
+    if (!e->closed) {
+      out->reset(new Element(e));
+      return Status::OK();
+    }
+  }
+  if (!e) {
+    e = std::make_shared<ElementImpl>();
+    e->ds = d;
+    e->name = name;
+    e->kind = kind;
+    e->rank = owner;
+    e->path = path;
+    e->write = d->write;
+  }
+  if (d->write) {
+    s = MakeDirs(c->fs.get(), path.substr(0, path.rfind('/')));
+    std::unique_ptr<File> f;
+    if (s.ok()) s = c->fs->OpenFile(path, kReadWrite | kCreate, 0644, &f);
+    if (!s.ok()) return s;
+    std::lock_guard<std::mutex> elock(e->mu);
+    e->file = std::move(f);
+    e->closed = false;
+  } else {
+    e->rec = d->record.Find(name, kind, owner);
+    if (!e->rec) {
+      return Status::NotFound(
+          "element " + name +
+          (kind == ElementKind::kShared ? " (shared)"
+                                        : " (unique, rank " +
+                                              std::to_string(owner) + ")") +
+          " is not in " + IdText(d->name, d->id));
+    }
+    std::lock_guard<std::mutex> elock(e->mu);
+    e->closed = false;
+  }
+  if (std::find(d->elements.begin(), d->elements.end(), e) ==
+      d->elements.end()) {
+    d->elements.push_back(e);
+  }
+  out->reset(new Element(e));
+  return Status::OK();
+}
+
+Status Dataset::ListElements(std::vector<std::string>* shared,
+                             std::vector<std::string>* unique,
+                             int rank) const {
+  const DatasetImpl* d = impl_.get();
+  if (d->write) {
+    return Status::InvalidArgument("elements are listed from ids opened for "
+                                   "reading");
+  }
+  const int owner = rank == -1 ? d->ctx->group->rank() : rank;
+  if (shared) shared->clear();
+  if (unique) unique->clear();
+  for (const auto& e : d->record.elements) {
+    if (e.kind == ElementKind::kShared) {
+      if (shared) shared->push_back(e.name);
+    } else if (e.rank == owner && unique) {
+      unique->push_back(e.name);
+    }
+  }
+  return Status::OK();
+}
+
+Status Dataset::Close() {
+  DatasetImpl* d = impl_.get();
+  ContextImpl* c = d->ctx;
+  Group* g = c->group.get();
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
+    if (d->closed) return d->close_status;
+    d->closed = true;
+  }
+  const uint64_t t0 = NowNs();
+  const std::string what = "closing " + IdText(d->name, d->id);
+  Status s;
+  if (!d->write) {
+    s = d->CloseElements(nullptr);
+    std::lock_guard<std::mutex> lock(d->mu);
+    d->stores.clear();
+  } else {
+    std::vector<ElementRecord> index;
+    s = d->CloseElements(&index);
+    const ConfigValue fail =
+        c->config.Get("test_fail_commit_rank", d->name);
+    if (s.ok() && atoi(fail.value.c_str()) == g->rank() &&
+        fail.value != "-1") {
+      s = Status::IOError("failure injected by test_fail_commit_rank (" +
+                          fail.SourceText() + ")");
+    }
+    // This rank's data is durable...
+    const uint64_t ts = NowNs();
+    if (s.ok()) s = c->fs->Sync();
+    const uint64_t tc = NowNs();
+    d->sync.Add(0, tc - ts);
+    // ...and every rank's, or none commits.
+    s = g->Agree(s, what);
+    std::vector<std::string> all;
+    if (s.ok()) s = g->Gather(dataset::EncodeElements(index), &all, 0);
+    Status r;
+    if (s.ok() && g->rank() == 0) {
+      CommitRecord rec;
+      rec.dataset = d->name;
+      rec.id = d->id;
+      rec.ranks = g->size();
+      rec.writers = g->size();
+      rec.commit_time_ns = dataset::WallNs();
+      std::vector<std::vector<ElementRecord>> ranks(all.size());
+      for (size_t i = 0; i < all.size() && r.ok(); ++i) {
+        r = dataset::DecodeElements(all[i], &ranks[i]);
+      }
+      if (r.ok()) {
+        rec.elements = dataset::MergeElements(ranks);
+        const std::string path =
+            c->commit_dir + "/" + dataset::RecordName(d->name, d->id);
+        r = posix::WriteFileAtomic(path, dataset::EncodeRecord(rec));
+      }
+      if (r.ok()) {
+        // The id was reclaimed once; it is committed now.
+        unlink((c->commit_dir + "/" + dataset::ReclaimedName(d->name, d->id))
+                   .c_str());
+      }
+    }
+    if (s.ok()) s = g->Agree(r, what + " (writing its commit record)");
+    d->commit.Add(0, NowNs() - tc);
+  }
+  d->close.Add(0, NowNs() - t0);
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
+    d->close_status = s;
+  }
+  const DatasetStats st = d->Stats();
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    --c->open_datasets;
+    auto add = [](PhaseStats* t, const PhaseStats& p) {
+      t->calls += p.calls;
+      t->bytes += p.bytes;
+      t->nanos += p.nanos;
+    };
+    add(&c->total.open, st.open);
+    add(&c->total.write, st.write);
+    add(&c->total.sync, st.sync);
+    add(&c->total.commit, st.commit);
+    add(&c->total.read, st.read);
+    add(&c->total.close, st.close);
+    char line[512];
+    snprintf(line, sizeof line,
+             "sluice: %s %s id %" PRId64 " (%s): open %.3f ms, write %" PRIu64
+             " B in %.3f s (%s), sync %.3f ms, commit %.3f ms, read %" PRIu64
+             " B in %.3f s (%s), root %s%s",
+             c->name.c_str(), d->name.c_str(), d->id,
+             d->write ? "write" : "read", st.open.nanos / 1e6, st.write.bytes,
+             st.write.nanos / 1e9, Rate(st.write.bytes, st.write.nanos).c_str(),
+             st.sync.nanos / 1e6, st.commit.nanos / 1e6, st.read.bytes, st.read.nanos / 1e9,
+             Rate(st.read.bytes, st.read.nanos).c_str(), st.root.c_str(),
+             s.ok() ? "" : ", FAILED");
+    c->stat_lines.push_back(line);
+    c->id_stats[{d->name, d->id}] = st;
+    if (d->write && s.ok()) {
+      const uint64_t end = NowNs();
+      c->last_checkpoint[d->name] = {(end - d->open_mono_ns) / 1e9, end};
+    }
+  }
+  return s;
+}
+
+// ---- ElementImpl ---------------------------------------------------------------
+
+Status ElementImpl::Write(uint64_t offset, const char* buf, size_t n) {
+  if (!write) return Status::InvalidArgument("element " + name + " is open for reading");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed) return Status::InvalidArgument("element " + name + " is closed");
+  }
+  if (n == 0) return Status::OK();
+  if (offset > (1ull << 62) || n > (1ull << 62) - offset) {
+    return Status::InvalidArgument("element " + name + ": offset too large");
+  }
+  const uint64_t t0 = NowNs();
+  Status s = file->PWrite(buf, n, offset);
+  if (!s.ok()) return s;
+  ds->write_c.Add(n, NowNs() - t0);
+  std::lock_guard<std::mutex> lock(mu);
+  uint64_t b = offset, e = offset + n;
+  auto it = ranges.upper_bound(b);
+  if (it != ranges.begin() && std::prev(it)->second >= b) --it;
+  while (it != ranges.end() && it->first <= e) {
+    b = std::min(b, it->first);
+    e = std::max(e, it->second);
+    it = ranges.erase(it);
+  }
+  ranges[b] = e;
+  end = std::max(end, offset + n);
+  return Status::OK();
+}
+
+Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
+  *got = 0;
+  if (write) {
+    return Status::InvalidArgument("element " + name + " is open for writing");
+  }
+  const uint64_t t0 = NowNs();
+  std::lock_guard<std::mutex> lock(mu);
+  if (closed) return Status::InvalidArgument("element " + name + " is closed");
+  if (offset >= rec->size || n == 0) return Status::OK();
+  const size_t len =
+      static_cast<size_t>(std::min<uint64_t>(n, rec->size - offset));
+  // The writers whose parts the range meets: only their stores are read.
+  std::vector<int> writers;
+  for (const auto& p : rec->parts) {
+    bool meets = false;
+    if (p.ranges.empty()) {
+      meets = offset < p.size;
+    } else {
+      for (const auto& [b, e] : p.ranges) {
+        if (b < offset + len && offset < e) {
+          meets = true;
+          break;
+        }
+      }
+    }
+    if (meets) writers.push_back(p.writer);
+  }
+  memset(buf, 0, len);
+  if (!writers.empty()) {
+    auto& reader = readers[writers];
+    if (!reader) {
+      std::vector<fs::PeerPart> parts;
+      for (int w : writers) {
+        const PartRecord* pr = nullptr;
+        for (const auto& p : rec->parts) {
+          if (p.writer == w) pr = &p;
+        }
+        fs::PeerPart part;
+        Status s = ds->Store(w, &part.store);
+        if (!s.ok()) return s;
+        fs::Inode parent;
+        std::string leaf;
+        bool exists = false;
+        s = part.store->Resolve(path, &parent, &leaf, &part.inode, &exists);
+        if (s.ok() && !exists) {
+          s = Status::Corruption(part.store->path() + " has no " + path +
+                                 ", which the commit record of " +
+                                 ds->name + " id " + std::to_string(ds->id) +
+                                 " says it holds");
+        }
+        if (s.ok() &&
+            (part.inode.size != pr->size || part.inode.checksum != pr->checksum ||
+             (part.inode.flags & (fs::kChecksumStale | fs::kUnclosed)))) {
+          s = Status::Corruption(
+              part.store->path() + ": " + path + " is not what the commit "
+              "record of " + ds->name + " id " + std::to_string(ds->id) +
+              " says (size " + std::to_string(part.inode.size) + ", record " +
+              std::to_string(pr->size) + "; or its checksum differs)");
+        }
+        if (!s.ok()) return s;
+        parts.push_back(std::move(part));
+      }
+      reader = fs::NewPartsFile(ds->name + " id " + std::to_string(ds->id) +
+                                    " element " + name,
+                                std::move(parts));
+    }
+    size_t g = 0;
+    Status s = reader->PRead(buf, len, offset, &g);
+    if (!s.ok()) return s;
+  }
+  *got = len;
+  ds->read.Add(len, NowNs() - t0);
+  return Status::OK();
+}
+
+Status ElementImpl::Close() {
+  std::vector<std::shared_ptr<RequestImpl>> wait;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed) return Status::OK();
+    wait.swap(pending);
+  }
+  Status s;
+  for (auto& r : wait) {
+    Status w = r->Wait(nullptr);
+    if (s.ok()) s = w;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (closed) return s;
+  closed = true;
+  readers.clear();
+  if (!write) return s;
+  auto* wf = dynamic_cast<fs::WriterFile*>(file.get());
+  Status c = wf ? wf->CloseWithoutBarrier() : file->Close();
+  file.reset();
+  if (s.ok()) s = c;
+  if (!s.ok()) return s;
+  FileInfo info;
+  s = ds->ctx->fs->Stat(path, &info);
+  if (!s.ok()) return s;
+  part.writer = ds->ctx->group->rank();
+  part.size = info.size;
+  part.checksum = info.checksum;
+  part.ranges.clear();
+  if (ranges.size() <= dataset::kMaxRanges) {
+    part.ranges.assign(ranges.begin(), ranges.end());
+  }
+  if (!info.checksum_valid || !info.complete) {
+    return Status::IOError("element " + name + " of " + ds->name +
+                           " was not closed whole");
+  }
+  return Status::OK();
+}
+
+Status ElementImpl::Submit(std::function<Status(size_t*)> op,
+                           std::unique_ptr<Request>* req) {
+  auto r = std::make_shared<RequestImpl>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed) return Status::InvalidArgument("element " + name + " is closed");
+    pending.push_back(r);
+  }
+  ds->ctx->worker.Run([r, op] {
+    size_t got = 0;
+    Status s = op(&got);
+    r->Finish(s, got);
+  });
+  req->reset(new Request(r));
+  return Status::OK();
+}
+
+// ---- Element -----------------------------------------------------------------
+
+Element::Element(std::shared_ptr<ElementImpl> impl) : impl_(std::move(impl)) {}
+Element::~Element() = default;
+
+const std::string& Element::name() const { return impl_->name; }
+ElementKind Element::kind() const { return impl_->kind; }
+
+uint64_t Element::size() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->write ? impl_->end : impl_->rec->size;
+}
+
+Status Element::Write(uint64_t offset, const void* buf, size_t n) {
+  return impl_->Write(offset, static_cast<const char*>(buf), n);
+}
+
+Status Element::WriteStrided(uint64_t offset, const void* buf, size_t count,
+                             size_t block, uint64_t stride) {
+  Status s = CheckStrided(count, block, stride);
+  const char* p = static_cast<const char*>(buf);
+  for (size_t i = 0; s.ok() && i < count; ++i) {
+    s = impl_->Write(offset + i * stride, p + i * block, block);
+  }
+  return s;
+}
+
+Status Element::Read(uint64_t offset, void* buf, size_t n, size_t* got) {
+  return impl_->Read(offset, static_cast<char*>(buf), n, got);
+}
+
+Status Element::ReadStrided(uint64_t offset, void* buf, size_t count,
+                            size_t block, uint64_t stride, size_t* got) {
+  *got = 0;
+  Status s = CheckStrided(count, block, stride);
+  char* p = static_cast<char*>(buf);
+  for (size_t i = 0; s.ok() && i < count; ++i) {
+    size_t g = 0;
+    s = impl_->Read(offset + i * stride, p + i * block, block, &g);
+    *got += g;
+    if (g < block) break;
+  }
+  return s;
+}
+
+Status Element::WriteNb(uint64_t offset, const void* buf, size_t n,
+                        std::unique_ptr<Request>* req) {
+  auto e = impl_;
+  return e->Submit(
+      [e, offset, buf, n](size_t* got) {
+        Status s = e->Write(offset, static_cast<const char*>(buf), n);
+        *got = s.ok() ? n : 0;
+        return s;
+      },
+      req);
+}
+
+Status Element::WriteStridedNb(uint64_t offset, const void* buf, size_t count,
+                               size_t block, uint64_t stride,
+                               std::unique_ptr<Request>* req) {
+  Status s = CheckStrided(count, block, stride);
+  if (!s.ok()) return s;
+  auto e = impl_;
+  return e->Submit(
+      [e, offset, buf, count, block, stride](size_t* got) {
+        const char* p = static_cast<const char*>(buf);
+        Status w;
+        for (size_t i = 0; w.ok() && i < count; ++i) {
+          w = e->Write(offset + i * stride, p + i * block, block);
+          if (w.ok()) *got += block;
+        }
+        return w;
+      },
+      req);
+}
+
+Status Element::ReadNb(uint64_t offset, void* buf, size_t n,
+                       std::unique_ptr<Request>* req) {
+  auto e = impl_;
+  return e->Submit(
+      [e, offset, buf, n](size_t* got) {
+        return e->Read(offset, static_cast<char*>(buf), n, got);
+      },
+      req);
+}
+
+Status Element::ReadStridedNb(uint64_t offset, void* buf, size_t count,
+                              size_t block, uint64_t stride,
+                              std::unique_ptr<Request>* req) {
+  Status s = CheckStrided(count, block, stride);
+  if (!s.ok()) return s;
+  auto e = impl_;
+  return e->Submit(
+      [e, offset, buf, count, block, stride](size_t* got) {
+        char* p = static_cast<char*>(buf);
+        Status r;
+        for (size_t i = 0; r.ok() && i < count; ++i) {
+          size_t g = 0;
+          r = e->Read(offset + i * stride, p + i * block, block, &g);
+          *got += g;
+          if (g < block) break;
+        }
+        return r;
+      },
+      req);
+}
+
+Status Element::Close() { return impl_->Close(); }
+
+// ---- Request -------------------------------------------------------------------
+
+Request::Request(std::shared_ptr<RequestImpl> impl) : impl_(std::move(impl)) {}
+Request::~Request() { impl_->Wait(nullptr); }
+
+Status Request::Wait(size_t* got) { return impl_->Wait(got); }
+
+Status Request::Test(bool* done, size_t* got) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  *done = impl_->done;
+  if (!*done) return Status::OK();
+  if (got) *got = impl_->got;
+  return impl_->status;
+}
+
+}  // namespace sluice

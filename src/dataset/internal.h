@@ -1,0 +1,177 @@
+// The dataset layer's state behind the handles of sluice/dataset.h.
+#ifndef SLUICE_DATASET_INTERNAL_H_
+#define SLUICE_DATASET_INTERNAL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dataset/group.h"
+#include "dataset/record.h"
+#include "fs/fs_store.h"
+#include "fs/reader.h"
+#include "sluice/config.h"
+#include "sluice/dataset.h"
+#include "sluice/fs.h"
+
+namespace sluice {
+namespace dataset {
+
+// Runs the non-blocking requests of a context, in the order issued, on one
+// thread started at the first request.
+class Worker {
+ public:
+  ~Worker() { Stop(); }
+  void Run(std::function<void()> job);
+  void Stop();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;                   // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+// Phase counters, updated from any thread.
+struct PhaseCounter {
+  std::atomic<uint64_t> calls{0}, bytes{0}, nanos{0};
+  void Add(uint64_t b, uint64_t ns) {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    bytes.fetch_add(b, std::memory_order_relaxed);
+    nanos.fetch_add(ns, std::memory_order_relaxed);
+  }
+  PhaseStats Get() const {
+    return {calls.load(), bytes.load(), nanos.load()};
+  }
+};
+
+// rm -r of `path` inside a file system.
+Status RemoveFsTree(FileSystem* f, const std::string& path);
+bool Truthy(const std::string& value);  // Config::ParseBool's true
+
+uint64_t NowNs();  // CLOCK_MONOTONIC
+int64_t WallNs();  // CLOCK_REALTIME
+
+}  // namespace dataset
+
+struct ContextImpl {
+  std::unique_ptr<dataset::Group> group;
+  std::string name;
+  std::string data_root;
+  std::string root;        // data_root/name
+  std::string commit_dir;  // root/commit
+  Config config;
+  FsOptions fs_options;
+  std::unique_ptr<FileSystem> fs;  // this rank's store, no other writer's
+  dataset::Worker worker;
+  std::mutex mu;
+  int open_datasets = 0;               // GUARDED_BY(mu)
+  std::vector<std::string> stat_lines;  // GUARDED_BY(mu): stats=1
+  DatasetStats total;                  // GUARDED_BY(mu)
+  // Every id closed, as this rank saw it.
+  std::map<std::pair<std::string, int64_t>, DatasetStats> id_stats;  // GUARDED_BY(mu)
+  // Per dataset: the last committed checkpoint's cost and when it ended.
+  struct LastCheckpoint {
+    double cost_s = 0;
+    uint64_t commit_ns = 0;  // CLOCK_MONOTONIC
+  };
+  std::map<std::string, LastCheckpoint> last_checkpoint;  // GUARDED_BY(mu)
+  bool finished = false;               // GUARDED_BY(mu)
+
+  // The store of writer `w` of this context.
+  std::string StorePath(int w) const { return FileSystem::StorePath(root, w); }
+  // Rank 0 reads the commit directory: the committed ids of `dataset`
+  // (every dataset when empty) as name -> record file names.
+  Status ListRecords(const std::string& dataset,
+                     std::vector<DatasetIdInfo>* ids,
+                     std::vector<std::string>* datasets);
+};
+
+struct ElementImpl;
+
+struct DatasetImpl {
+  ContextImpl* ctx = nullptr;
+  std::string name;
+  int64_t id = 0;
+  bool write = false;
+  std::string dir;  // /NAME/ID in a store
+  dataset::CommitRecord record;  // reading: the committed index
+  int64_t open_ns = 0;
+  uint64_t open_mono_ns = 0;  // CLOCK_MONOTONIC at the start of the open
+
+  std::mutex mu;
+  std::vector<std::shared_ptr<ElementImpl>> elements;  // GUARDED_BY(mu)
+  // Reading: the stores opened so far, by writer.
+  std::map<int, std::shared_ptr<fs::FsStore>> stores;  // GUARDED_BY(mu)
+  bool closed = false;                                 // GUARDED_BY(mu)
+  Status close_status;                                 // GUARDED_BY(mu)
+
+  dataset::PhaseCounter open, write_c, sync, commit, read, close;
+
+  // Reading: writer `w`'s store, opened read-only on first use.
+  Status Store(int w, std::shared_ptr<fs::FsStore>* out);
+  DatasetStats Stats() const;
+  // Closes every element (waiting for its requests); writing, fills
+  // *index with this rank's share of the commit record.
+  Status CloseElements(std::vector<dataset::ElementRecord>* index);
+};
+
+struct RequestImpl {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Status status;
+  size_t got = 0;
+  void Finish(const Status& s, size_t g) {
+    std::lock_guard<std::mutex> lock(mu);
+    status = s;
+    got = g;
+    done = true;
+    cv.notify_all();
+  }
+  Status Wait(size_t* g) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return done; });
+    if (g) *g = got;
+    return status;
+  }
+};
+
+struct ElementImpl {
+  DatasetImpl* ds = nullptr;
+  std::string name;
+  ElementKind kind = ElementKind::kShared;
+  int rank = 0;       // whose element (unique), or this rank (shared)
+  std::string path;   // in the store
+  bool write = false;
+
+  std::mutex mu;
+  bool closed = false;  // GUARDED_BY(mu)
+  std::vector<std::shared_ptr<RequestImpl>> pending;  // GUARDED_BY(mu)
+  // Writing.
+  std::unique_ptr<File> file;
+  std::map<uint64_t, uint64_t> ranges;  // GUARDED_BY(mu): begin -> end
+  uint64_t end = 0;                     // GUARDED_BY(mu)
+  dataset::PartRecord part;             // at close
+  // Reading.
+  const dataset::ElementRecord* rec = nullptr;
+  std::map<std::vector<int>, std::unique_ptr<fs::PartsFile>> readers;  // GUARDED_BY(mu)
+
+  Status Write(uint64_t offset, const char* buf, size_t n);
+  Status Read(uint64_t offset, char* buf, size_t n, size_t* got);
+  Status Close();
+  Status Submit(std::function<Status(size_t*)> op,
+                std::unique_ptr<Request>* req);
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_DATASET_INTERNAL_H_

@@ -1,0 +1,131 @@
+// Contexts over an MPI communicator: the dataset layer's Group (agreement,
+// broadcast, gather) on a duplicate of the application's communicator, so
+// that Sluice's messages never meet the application's.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dataset/group.h"
+#include "sluice/mpi.h"
+
+namespace sluice {
+namespace mpi {
+namespace {
+
+class MpiGroup : public dataset::Group {
+ public:
+  explicit MpiGroup(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiGroup() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&comm_);
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Status Agree(const Status& local, const std::string& what) override {
+    int mine = local.ok() ? size_ : rank_;
+    int first = size_;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_) !=
+        MPI_SUCCESS) {
+      return Status::IOError(what + ": MPI_Allreduce failed");
+    }
+    if (first == size_) return Status::OK();
+    int code = static_cast<int>(local.code());
+    std::string msg(local.message());
+    MPI_Bcast(&code, 1, MPI_INT, first, comm_);
+    Status s = Bcast(&msg, first);
+    if (!s.ok()) return s;
+    return Status(static_cast<Code>(code), what + " failed on rank " +
+                                               std::to_string(first) + ": " +
+                                               msg);
+  }
+
+  Status AnyTrue(bool* flag) override {
+    int mine = *flag ? 1 : 0, any = 0;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm_) !=
+        MPI_SUCCESS) {
+      return Status::IOError("MPI_Allreduce failed");
+    }
+    *flag = any != 0;
+    return Status::OK();
+  }
+
+  Status Broadcast(std::string* data, int root) override {
+    return Bcast(data, root);
+  }
+
+  Status Gather(const std::string& mine, std::vector<std::string>* all,
+                int root) override {
+    int len = static_cast<int>(mine.size());
+    std::vector<int> lens(rank_ == root ? size_ : 0);
+    if (MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, root, comm_) !=
+        MPI_SUCCESS) {
+      return Status::IOError("MPI_Gather failed");
+    }
+    std::vector<int> displs(lens.size());
+    std::string buf;
+    if (rank_ == root) {
+      long long total = 0;
+      for (int i = 0; i < size_; ++i) {
+        displs[i] = static_cast<int>(total);
+        total += lens[i];
+      }
+      buf.resize(static_cast<size_t>(total));
+    }
+    if (MPI_Gatherv(mine.data(), len, MPI_CHAR, &buf[0], lens.data(),
+                    displs.data(), MPI_CHAR, root, comm_) != MPI_SUCCESS) {
+      return Status::IOError("MPI_Gatherv failed");
+    }
+    if (rank_ == root) {
+      all->clear();
+      for (int i = 0; i < size_; ++i) {
+        all->push_back(buf.substr(displs[i], lens[i]));
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status Bcast(std::string* data, int root) {
+    unsigned long long len = data->size();
+    if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, root, comm_) !=
+        MPI_SUCCESS) {
+      return Status::IOError("MPI_Bcast failed");
+    }
+    data->resize(len);
+    // In pieces: a count is an int.
+    for (unsigned long long at = 0; at < len;) {
+      const int n = static_cast<int>(std::min<unsigned long long>(
+          len - at, 1u << 30));
+      if (MPI_Bcast(&(*data)[at], n, MPI_CHAR, root, comm_) != MPI_SUCCESS) {
+        return Status::IOError("MPI_Bcast failed");
+      }
+      at += n;
+    }
+    return Status::OK();
+  }
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+Status InitContext(MPI_Comm comm, const std::string& name,
+                   const std::string& config_file,
+                   std::unique_ptr<Context>* out) {
+  out->reset();
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    return Status::IOError("MPI_Comm_dup failed");
+  }
+  return dataset::InitContext(std::make_unique<MpiGroup>(dup), name,
+                              config_file, out);
+}
+
+}  // namespace mpi
+}  // namespace sluice

@@ -1,0 +1,176 @@
+// The dataset layer in one process (Context::InitSingle): ids, elements,
+// errors, reclaiming, when to checkpoint, performance variables. MPI runs
+// are dataset_mpi_test and dataset_crash_test.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <gtest/gtest.h>
+
+#include "sluice/dataset.h"
+#include "test_util.h"
+
+namespace sluice {
+namespace {
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("SLUICE_DATA_ROOTS", dir_.path().c_str(), 1);
+    ASSERT_TRUE(Context::InitSingle("ctx", "", &ctx_).ok());
+  }
+  void TearDown() override {
+    if (ctx_) EXPECT_TRUE(ctx_->Fini().ok());
+    unsetenv("SLUICE_DATA_ROOTS");
+  }
+  // Writes id `id` with one shared element of n bytes of `fill`.
+  Status Write(int64_t id, size_t n, char fill) {
+    std::unique_ptr<Dataset> ds;
+    Status s = ctx_->OpenDataset("d", id, kDatasetWrite, &ds);
+    if (!s.ok()) return s;
+    std::unique_ptr<Element> el;
+    s = ds->OpenElement("e", ElementKind::kShared, &el);
+    std::string data(n, fill);
+    if (s.ok()) s = el->Write(0, data.data(), n);
+    if (s.ok()) s = el->Close();
+    Status c = ds->Close();
+    return s.ok() ? c : s;
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Context> ctx_;
+};
+
+TEST_F(DatasetTest, AnIdReadsBackAndHighestAndNewestPickTheRightOne) {
+  ASSERT_TRUE(Write(5, 1000, 'a').ok());
+  ASSERT_TRUE(Write(2, 2000, 'b').ok());  // committed last, lower id
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", kDatasetIdHighest, kDatasetRead, &ds).ok());
+  EXPECT_EQ(ds->id(), 5);
+  ASSERT_TRUE(ds->Close().ok());
+  ASSERT_TRUE(ctx_->OpenDataset("d", kDatasetIdNewest, kDatasetRead, &ds).ok());
+  EXPECT_EQ(ds->id(), 2);
+  std::unique_ptr<Element> el;
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kShared, &el).ok());
+  EXPECT_EQ(el->size(), 2000u);
+  std::string buf(3000, 'x');
+  size_t got = 0;
+  ASSERT_TRUE(el->Read(0, &buf[0], buf.size(), &got).ok());
+  EXPECT_EQ(got, 2000u);
+  EXPECT_EQ(buf.substr(0, 2000), std::string(2000, 'b'));
+  // Writing an element of an id opened for reading is refused.
+  EXPECT_FALSE(el->Write(0, "x", 1).ok());
+  ASSERT_TRUE(ds->Close().ok());
+}
+
+TEST_F(DatasetTest, BadNamesIdsAndStridesAreErrors) {
+  std::unique_ptr<Dataset> ds;
+  EXPECT_EQ(ctx_->OpenDataset("../x", 1, kDatasetWrite, &ds).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(ctx_->OpenDataset("d", -1, kDatasetWrite, &ds).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(ctx_->OpenDataset("d", 1, kDatasetRead, &ds).code(),
+            Code::kNotFound);
+  ASSERT_TRUE(ctx_->OpenDataset("d", 1, kDatasetWrite, &ds).ok());
+  std::unique_ptr<Element> el;
+  EXPECT_EQ(ds->OpenElement("a/b", ElementKind::kShared, &el).code(),
+            Code::kInvalidArgument);
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kShared, &el).ok());
+  char buf[64] = {};
+  // Blocks that would overlap.
+  EXPECT_EQ(el->WriteStrided(0, buf, 4, 16, 8).code(), Code::kInvalidArgument);
+  ASSERT_TRUE(el->WriteStrided(0, buf, 4, 16, 32).ok());
+  EXPECT_EQ(el->size(), 3u * 32 + 16);
+  ASSERT_TRUE(ds->Close().ok());
+  // A committed id is not written again.
+  EXPECT_EQ(ctx_->OpenDataset("d", 1, kDatasetWrite, &ds).code(),
+            Code::kAlreadyExists);
+  EXPECT_NE(Context::InitSingle("bad name", "", &ctx_).code(), Code::kOk);
+  ctx_.reset();
+}
+
+TEST_F(DatasetTest, AnAbandonedIdIsReclaimedAtTheNextContext) {
+  ASSERT_TRUE(Write(1, 100000, 'a').ok());
+  {
+    std::unique_ptr<Dataset> ds;
+    ASSERT_TRUE(ctx_->OpenDataset("d", 2, kDatasetWrite, &ds).ok());
+    std::unique_ptr<Element> el;
+    ASSERT_TRUE(ds->OpenElement("e", ElementKind::kUnique, &el).ok());
+    std::string data(100000, 'z');
+    ASSERT_TRUE(el->Write(0, data.data(), data.size()).ok());
+    // Destroyed without Close: never committed.
+  }
+  ASSERT_TRUE(ctx_->Fini().ok());
+  ASSERT_TRUE(Context::InitSingle("ctx", "", &ctx_).ok());
+  std::vector<DatasetIdInfo> ids;
+  ASSERT_TRUE(ctx_->ListIds("d", &ids).ok());
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0].id, 1);
+  EXPECT_EQ(ids[0].state, IdState::kCommitted);
+  EXPECT_EQ(ids[0].bytes, 100000u);
+  EXPECT_EQ(ids[1].id, 2);
+  EXPECT_EQ(ids[1].state, IdState::kReclaimed);
+  std::unique_ptr<Dataset> ds;
+  EXPECT_EQ(ctx_->OpenDataset("d", 2, kDatasetRead, &ds).code(),
+            Code::kNotFound);
+  // Written again and committed, it is committed.
+  ASSERT_TRUE(Write(2, 10, 'c').ok());
+  ASSERT_TRUE(ctx_->ListIds("d", &ids).ok());
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[1].state, IdState::kCommitted);
+  std::vector<std::string> names;
+  ASSERT_TRUE(ctx_->ListDatasets(&names).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"d"});
+}
+
+TEST_F(DatasetTest, AFailureInjectedAtCloseLeavesNoId) {
+  ASSERT_TRUE(Write(1, 10, 'a').ok());
+  ASSERT_TRUE(ctx_->SetConfig("test_fail_commit_rank", "0").ok());
+  Status s = Write(2, 10, 'b');
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("rank 0"), std::string::npos) << s.ToString();
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", kDatasetIdHighest, kDatasetRead, &ds).ok());
+  EXPECT_EQ(ds->id(), 1);
+  ASSERT_TRUE(ds->Close().ok());
+  // Variables of the whole context cannot change once it runs.
+  EXPECT_EQ(ctx_->SetConfig("write_buffer_size", "8m").code(),
+            Code::kInvalidArgument);
+}
+
+TEST_F(DatasetTest, ShouldCheckpointAnswersFromCostMtbfEndAndSignal) {
+  bool now = false;
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_TRUE(now) << "nothing written yet";
+  ASSERT_TRUE(Write(1, 1000, 'a').ok());
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_FALSE(now) << "no MTBF, no end, no signal";
+  raise(SIGUSR1);
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_TRUE(now) << "SIGUSR1 arrived";
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_FALSE(now) << "the signal answers once";
+  // An end of the job 100 s away, with a margin of 200 s.
+  ASSERT_TRUE(ctx_->SetConfig("job_end_time",
+                              std::to_string(time(nullptr) + 100)).ok());
+  ASSERT_TRUE(ctx_->SetConfig("job_end_margin", "200").ok());
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_TRUE(now) << "the end is near";
+  ASSERT_TRUE(ctx_->SetConfig("job_end_time", "0").ok());
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_FALSE(now);
+  // An MTBF so short that Daly's interval has passed already.
+  ASSERT_TRUE(ctx_->SetConfig("mtbf", "0.000001").ok());
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_TRUE(now) << "the optimum interval has passed";
+  ASSERT_TRUE(ctx_->SetConfig("mtbf", "1d").ok());
+  ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());
+  EXPECT_FALSE(now) << "a day's MTBF: not yet";
+  DatasetStats st;
+  ASSERT_TRUE(ctx_->IdStats("d", 1, &st).ok());
+  EXPECT_EQ(st.write.bytes, 1000u);
+  EXPECT_EQ(st.commit.calls, 1u);
+  EXPECT_EQ(ctx_->IdStats("d", 9, &st).code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace sluice
