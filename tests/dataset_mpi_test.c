@@ -306,6 +306,30 @@ int main(int argc, char** argv) {
     CHECK(sluice_dataset_open(ctx, "restart", 4, SLUICE_DATASET_READ, &ds) ==
               SLUICE_NOT_FOUND,
           "id 4 can be opened");
+  } else if (strcmp(argv[1], "overlap") == 0) {
+    /* Ranks 0 and 1 both write bytes [1000, 5096) of one shared element:
+     * the commit succeeds, a read of those bytes is Corruption, a read of
+     * bytes only one rank wrote is not. */
+    CHECK(nranks >= 2, "overlap needs 2 ranks");
+    sluice_dataset_t* ds;
+    OK(sluice_dataset_open(ctx, "overlap", 1, SLUICE_DATASET_WRITE, &ds));
+    sluice_element_t* el;
+    OK(sluice_element_open(ds, "x", SLUICE_ELEMENT_SHARED, &el));
+    char data[4096];
+    memset(data, 'a' + rank, sizeof data);
+    if (rank <= 1) OK(sluice_element_write(el, 1000, data, sizeof data));
+    if (rank == 0) OK(sluice_element_write(el, 0, data, 1000));
+    OK(sluice_element_close(el));
+    OK(sluice_dataset_close(ds));
+    OK(sluice_dataset_open(ctx, "overlap", 1, SLUICE_DATASET_READ, &ds));
+    OK(sluice_element_open(ds, "x", SLUICE_ELEMENT_SHARED, &el));
+    size_t got = 0;
+    OK(sluice_element_read(el, 0, data, 1000, &got));
+    CHECK(got == 1000 && data[0] == 'a', "the bytes rank 0 alone wrote");
+    CHECK(sluice_element_read(el, 900, data, 200, &got) == SLUICE_CORRUPTION,
+          "bytes two ranks wrote read without an error");
+    OK(sluice_element_close(el));
+    OK(sluice_dataset_close(ds));
   } else if (strcmp(argv[1], "unlink") == 0 && argc == 3) {
     OK(sluice_dataset_unlink(ctx, "restart", atoll(argv[2])));
   } else {

@@ -18,6 +18,7 @@ done
 if [ "$n" -ge 2 ]; then
   run "$n" failclose
   run 4 read highest 3
+  run "$n" overlap
 fi
 run "$n" unlink 3
 run 3 read highest 2

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "dataset/record.h"
 #include "sluice/dataset.h"
+#include "sluice/fs.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -170,6 +172,124 @@ TEST_F(DatasetTest, ShouldCheckpointAnswersFromCostMtbfEndAndSignal) {
   EXPECT_EQ(st.write.bytes, 1000u);
   EXPECT_EQ(st.commit.calls, 1u);
   EXPECT_EQ(ctx_->IdStats("d", 9, &st).code(), Code::kNotFound);
+}
+
+
+TEST_F(DatasetTest, AFailedWriteKeepsTheIdFromCommitting) {
+  ASSERT_TRUE(Write(1, 10, 'a').ok());
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", 2, kDatasetWrite, &ds).ok());
+  std::unique_ptr<Element> el;
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kUnique, &el).ok());
+  ASSERT_TRUE(el->Write(0, "abc", 3).ok());
+  EXPECT_FALSE(el->Write(1ull << 62, "x", 1).ok());
+  // Closing the element says so again, and the id does not commit.
+  EXPECT_FALSE(el->Close().ok());
+  EXPECT_FALSE(el->Close().ok());
+  EXPECT_FALSE(ds->Close().ok());
+  ASSERT_TRUE(ctx_->OpenDataset("d", kDatasetIdHighest, kDatasetRead, &ds).ok());
+  EXPECT_EQ(ds->id(), 1);
+  ASSERT_TRUE(ds->Close().ok());
+}
+
+TEST_F(DatasetTest, HandlesOutliveTheirParentsAndFailCleanly) {
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", 1, kDatasetWrite, &ds).ok());
+  // The same id twice for writing in one context: refused.
+  std::unique_ptr<Dataset> again;
+  EXPECT_EQ(ctx_->OpenDataset("d", 1, kDatasetWrite, &again).code(),
+            Code::kInvalidArgument);
+  std::unique_ptr<Element> el;
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kShared, &el).ok());
+  ASSERT_TRUE(el->Write(0, "0123456789", 10).ok());
+  ASSERT_TRUE(el->Write(100, "0123456789", 10).ok());
+  ASSERT_TRUE(ds->Close().ok());
+  ds.reset();
+  // The element handle outlived its dataset.
+  EXPECT_FALSE(el->Write(0, "x", 1).ok());
+  EXPECT_EQ(el->size(), 110u);
+  el.reset();
+  ASSERT_TRUE(ctx_->OpenDataset("d", 1, kDatasetRead, &ds).ok());
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kShared, &el).ok());
+  // Holes read as zeros.
+  std::string buf(110, 'x');
+  size_t got = 0;
+  ASSERT_TRUE(el->Read(0, &buf[0], buf.size(), &got).ok());
+  ASSERT_EQ(got, 110u);
+  EXPECT_EQ(buf.substr(0, 10), "0123456789");
+  EXPECT_EQ(buf.substr(10, 90), std::string(90, '\0'));
+  EXPECT_EQ(buf.substr(100), "0123456789");
+  // The context ends under the dataset and the element: an error, which
+  // names them, and they fail from then on.
+  Status fini = ctx_->Fini();
+  EXPECT_NE(fini.ToString().find("1 dataset(s) open"), std::string::npos)
+      << fini.ToString();
+  EXPECT_FALSE(el->Read(0, &buf[0], 10, &got).ok());
+  std::unique_ptr<Request> req;
+  Status s = el->ReadNb(0, &buf[0], 10, &req);
+  if (s.ok()) EXPECT_FALSE(req->Wait().ok());
+  EXPECT_FALSE(ds->Close().ok());
+  el.reset();
+  ds.reset();
+  ctx_.reset();
+}
+
+TEST_F(DatasetTest, UnlinkRemovesTheRecordAndTheData) {
+  ASSERT_TRUE(Write(1, 5000, 'a').ok());
+  ASSERT_TRUE(Write(2, 5000, 'b').ok());
+  ASSERT_TRUE(ctx_->UnlinkId("d", 1).ok());
+  EXPECT_EQ(ctx_->UnlinkId("d", 1).code(), Code::kNotFound);
+  const std::string root = ctx_->root();
+  ASSERT_TRUE(ctx_->Fini().ok());
+  ctx_.reset();
+  std::unique_ptr<FileSystem> fs;
+  ASSERT_TRUE(FileSystem::Open(FsOptions(), root, FileSystem::kReader, &fs).ok());
+  std::vector<DirEntry> ids;
+  ASSERT_TRUE(fs->ReadDir("/d", &ids).ok());
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(ids[0].name, "2");
+}
+
+TEST(DatasetRecordTest, ForgedOrDamagedRecordsAreRefused) {
+  dataset::CommitRecord r;
+  r.dataset = "d";
+  r.id = 7;
+  r.ranks = r.writers = 2;
+  r.commit_time_ns = 123;
+  dataset::ElementRecord e;
+  e.name = "x";
+  e.size = 300;
+  dataset::PartRecord p;
+  p.writer = 1;
+  p.size = 300;
+  p.ranges = {{0, 100}, {200, 300}};
+  e.parts.push_back(p);
+  r.elements.push_back(e);
+  const std::string good = dataset::EncodeRecord(r);
+  dataset::CommitRecord back;
+  ASSERT_TRUE(dataset::DecodeRecord(good, "t", &back).ok());
+  EXPECT_EQ(back.elements.at(0).parts.at(0).ranges.size(), 2u);
+  EXPECT_EQ(back.bytes(), 300u);
+  for (size_t n = 0; n < good.size(); ++n) {
+    EXPECT_FALSE(dataset::DecodeRecord(good.substr(0, n), "t", &back).ok())
+        << "truncated to " << n;
+  }
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] ^= 0x40;
+    EXPECT_FALSE(dataset::DecodeRecord(bad, "t", &back).ok()) << "byte " << i;
+  }
+  std::string ds;
+  int64_t id;
+  bool reclaimed;
+  EXPECT_TRUE(dataset::ParseRecordName("a.b.12", &ds, &id, &reclaimed));
+  EXPECT_EQ(ds, "a.b");
+  EXPECT_EQ(id, 12);
+  EXPECT_TRUE(dataset::ParseRecordName("a.3.reclaimed", &ds, &id, &reclaimed));
+  EXPECT_TRUE(reclaimed);
+  EXPECT_FALSE(dataset::ParseRecordName("a.3.tmp", &ds, &id, &reclaimed));
+  EXPECT_FALSE(dataset::ParseRecordName(".3", &ds, &id, &reclaimed));
+  EXPECT_FALSE(dataset::ParseRecordName("a.", &ds, &id, &reclaimed));
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 // logical file's offsets, or with -F one unique element per rank; Close
 // commits it (every rank's barrier, the agreement, the commit record), so
 // -e adds nothing. Reads open the id just written. At the end rank 0
-// prints the mean open-to-commit overhead: the dataset open, and the
-// agreement and commit record after the data is durable.
+// prints the mean open-to-commit overhead: the dataset open, and, once
+// every rank's data is durable, the index gathered and the commit record
+// written.
 #include <stdlib.h>
 #include <time.h>
 
@@ -38,7 +39,8 @@ class SluiceDatasetApi : public Api {
     const DatasetStats t = ctx_->TotalStats();
     if (ctx_->rank() == 0 && commits_ > 0) {
       printf("SLUICE-DATASET: open-to-commit overhead of a dataset id (open, "
-             "agreement and commit record; data sync excluded), mean of %d "
+             "index gathered, commit record written; not the data's sync and "
+             "the wait for every rank's), mean of %d "
              "ids on %d ranks: %.2f ms (open %.2f ms, commit %.2f ms); data "
              "sync %.2f ms\n",
              commits_, ctx_->size(),

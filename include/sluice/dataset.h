@@ -35,6 +35,10 @@
 // Fini) must be made by every rank of the context's communicator in the
 // same order. Everything else is local.
 //
+// Lifetimes: handles may be destroyed in any order. An Element used after
+// its Dataset closed, or a Dataset after its Context ended, fails
+// (InvalidArgument) rather than touching freed memory.
+//
 // Thread-safety: a Context may be used from several threads, but its
 // collective calls must be issued in the same order on every rank (one
 // thread making them is simplest). A Dataset and its Elements may be used
@@ -99,8 +103,10 @@ struct PhaseStats {
 struct DatasetStats {
   PhaseStats open;    // OpenDataset (the agreement, the id's directories)
   PhaseStats write;   // element writes (bytes)
-  PhaseStats sync;    // Close: this rank's data made durable (the barrier)
-  PhaseStats commit;  // Close: the ranks' agreement and the commit record
+  PhaseStats sync;    // Close: the data made durable on every rank (this
+                      // rank's barrier, then the wait for all to agree)
+  PhaseStats commit;  // Close: the index gathered, the commit record
+                      // written, the outcome shared
   PhaseStats read;    // element reads (bytes)
   PhaseStats close;   // the whole of Close (waits, sync and commit included)
   std::string root;   // the data root used
@@ -175,12 +181,12 @@ class SLUICE_EXPORT Context {
   Status Fini();
 
   // For InitSingle and mpi::InitContext.
-  explicit Context(std::unique_ptr<ContextImpl> impl);
+  explicit Context(std::shared_ptr<ContextImpl> impl);
   ContextImpl* impl() { return impl_.get(); }
 
  private:
   Status Finish();  // Fini's local part
-  std::unique_ptr<ContextImpl> impl_;
+  std::shared_ptr<ContextImpl> impl_;
 };
 
 struct DatasetImpl;
@@ -214,11 +220,11 @@ class SLUICE_EXPORT Dataset {
 
   DatasetStats stats() const;
 
-  explicit Dataset(std::unique_ptr<DatasetImpl> impl);
+  explicit Dataset(std::shared_ptr<DatasetImpl> impl);
   DatasetImpl* impl() { return impl_.get(); }
 
  private:
-  std::unique_ptr<DatasetImpl> impl_;
+  std::shared_ptr<DatasetImpl> impl_;
 };
 
 struct ElementImpl;

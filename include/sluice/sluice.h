@@ -302,8 +302,8 @@ typedef struct sluice_phase_t {
 typedef struct sluice_perf_t {
   sluice_phase_t open;   /* dataset open */
   sluice_phase_t write;  /* element writes */
-  sluice_phase_t sync;   /* close: this rank's data made durable */
-  sluice_phase_t commit; /* close: agreement and commit record */
+  sluice_phase_t sync;   /* close: every rank's data durable, agreed */
+  sluice_phase_t commit; /* close: index gathered, commit record written */
   sluice_phase_t read;   /* element reads */
   sluice_phase_t close;  /* the whole close */
 } sluice_perf_t;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "dataset/internal.h"
@@ -35,8 +36,9 @@ int64_t WallNs() {
   return static_cast<int64_t>(t.tv_sec) * 1000000000LL + t.tv_nsec;
 }
 
-void Worker::Run(std::function<void()> job) {
+bool Worker::Run(std::function<void()> job) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return false;
   jobs_.push_back(std::move(job));
   if (!thread_.joinable()) {
     thread_ = std::thread([this] {
@@ -53,6 +55,7 @@ void Worker::Run(std::function<void()> job) {
     });
   }
   cv_.notify_one();
+  return true;
 }
 
 void Worker::Stop() {
@@ -147,6 +150,32 @@ Status ReclaimStore(FileSystem* f, const std::set<std::string>& committed,
   return s.IsBusy() ? Status::OK() : s;
 }
 
+// Runs `op` on this rank's store, then on each store of a writer beyond
+// the job's ranks (a larger earlier job's) that falls to this rank
+// (writer % size == rank), opened as its writer for the time of `op`.
+Status ForEachStore(ContextImpl* c,
+                    const std::function<Status(FileSystem*)>& op) {
+  Group* g = c->group.get();
+  Status s = op(c->fs.get());
+  std::vector<std::string> names;
+  Status l = posix::ListDir(c->root, &names);
+  if (s.ok()) s = l;
+  for (const auto& n : names) {
+    if (!s.ok()) break;
+    if (n.compare(0, 7, "writer.") != 0) continue;
+    const int w = atoi(n.c_str() + 7);
+    if (w < g->size() || w % g->size() != g->rank()) continue;
+    std::unique_ptr<FileSystem> other;
+    s = fs::OpenWriterFs(c->fs_options, c->StorePath(w), w, "", &other);
+    if (s.ok()) s = op(other.get());
+    if (other) {
+      Status cl = other->Close();
+      if (s.ok()) s = cl;
+    }
+  }
+  return s;
+}
+
 std::string Join(const std::set<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += n + "\n";
@@ -196,23 +225,9 @@ Status ReclaimUncommitted(ContextImpl* c) {
   const std::set<std::string> committed = Split(list);
 
   std::set<std::string> removed;
-  s = ReclaimStore(c->fs.get(), committed, &removed);
-  std::vector<std::string> names;
-  Status l = posix::ListDir(c->root, &names);
-  if (s.ok()) s = l;
-  for (const auto& n : names) {
-    if (!s.ok()) break;
-    if (n.compare(0, 7, "writer.") != 0) continue;
-    const int w = atoi(n.c_str() + 7);
-    if (w < g->size() || w % g->size() != g->rank()) continue;
-    std::unique_ptr<FileSystem> other;
-    s = fs::OpenWriterFs(c->fs_options, c->StorePath(w), w, "", &other);
-    if (s.ok()) s = ReclaimStore(other.get(), committed, &removed);
-    if (other) {
-      Status cl = other->Close();
-      if (s.ok()) s = cl;
-    }
-  }
+  s = ForEachStore(c, [&](FileSystem* f) {
+    return ReclaimStore(f, committed, &removed);
+  });
   s = g->Agree(s, "reclaiming uncommitted ids in " + c->root);
   if (!s.ok()) return s;
   std::vector<std::string> all;
@@ -245,7 +260,7 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
                    std::unique_ptr<Context>* out) {
   out->reset();
   Group* g = group.get();
-  auto c = std::make_unique<ContextImpl>();
+  auto c = std::make_shared<ContextImpl>();
   Status s = CheckName(name, "context name");
   std::string config;
   if (s.ok() && g->rank() == 0) {
@@ -270,6 +285,9 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
     c->commit_dir = c->root + "/commit";
     c->total.root = c->data_root;
     s = posix::CreateDirs(c->commit_dir);
+    // The directories just made survive a power cut with the first record.
+    if (s.ok()) s = posix::SyncDir(c->root);
+    if (s.ok()) s = posix::SyncDir(c->data_root);
   }
   if (s.ok()) {
     s = fs::OpenWriterFs(c->fs_options, c->StorePath(g->rank()), g->rank(),
@@ -343,7 +361,7 @@ Status ContextImpl::ListRecords(const std::string& dataset,
   return Status::OK();
 }
 
-Context::Context(std::unique_ptr<ContextImpl> impl) : impl_(std::move(impl)) {}
+Context::Context(std::shared_ptr<ContextImpl> impl) : impl_(std::move(impl)) {}
 // Not collective: a destructor may run after MPI has ended, or on one rank
 // only (an exception unwinding). Fini is the collective end.
 Context::~Context() { Finish(); }
@@ -416,11 +434,13 @@ Status Context::UnlinkId(const std::string& name, int64_t id) {
   // The id is gone; its data goes now, or, if this fails, at the next
   // context's open (it has no record).
   const std::string dir = "/" + name + "/" + std::to_string(id);
-  FileInfo info;
-  s = c->fs->Stat(dir, &info);
-  if (s.ok()) s = dataset::RemoveFsTree(c->fs.get(), dir);
-  if (s.IsNotFound()) s = Status::OK();
-  if (s.ok()) s = c->fs->Sync();
+  s = dataset::ForEachStore(c, [&](FileSystem* f) {
+    FileInfo info;
+    Status r = f->Stat(dir, &info);
+    if (r.ok()) r = dataset::RemoveFsTree(f, dir);
+    if (r.IsNotFound()) return f->Sync();
+    return r.ok() ? f->Sync() : r;
+  });
   return g->Agree(s, "removing the data of " + name + " id " +
                          std::to_string(id));
 }
@@ -488,11 +508,11 @@ Status Context::ShouldCheckpoint(const std::string& name, bool* now) {
   }
   if (!have) yes = true;
   const double wall = dataset::WallNs() / 1e9;
-  const double end = Seconds(c->config.Get("job_end_time", name).value);
-  double margin = Seconds(c->config.Get("job_end_margin", name).value);
+  const double end = Seconds(c->Get("job_end_time", name).value);
+  double margin = Seconds(c->Get("job_end_margin", name).value);
   if (margin <= 0) margin = 2 * cost;
   if (end > 0 && wall + margin >= end) yes = true;
-  const double mtbf = Seconds(c->config.Get("mtbf", name).value);
+  const double mtbf = Seconds(c->Get("mtbf", name).value);
   if (have && mtbf > 0) {
     double interval = mtbf;
     if (cost < 2 * mtbf) {

@@ -83,7 +83,8 @@ Status MakeDirs(FileSystem* f, const std::string& path) {
   return Status::OK();
 }
 
-Status CheckStrided(size_t count, size_t block, uint64_t stride) {
+Status CheckStrided(uint64_t offset, size_t count, size_t block,
+                    uint64_t stride) {
   if (count > 0 && block > 0 && stride < block) {
     return Status::InvalidArgument("stride " + std::to_string(stride) +
                                    " is smaller than the block " +
@@ -92,6 +93,13 @@ Status CheckStrided(size_t count, size_t block, uint64_t stride) {
   }
   if (count > 0 && block > SIZE_MAX / count) {
     return Status::InvalidArgument("count * block overflows");
+  }
+  // The last block's end, within the largest element offset (2^62).
+  constexpr uint64_t kMax = 1ull << 62;
+  if (count > 0 && block > 0 &&
+      (offset > kMax || (count - 1) > (kMax - offset) / stride ||
+       block > kMax - offset - (count - 1) * stride)) {
+    return Status::InvalidArgument("strided blocks end past offset 2^62");
   }
   return Status::OK();
 }
@@ -131,8 +139,16 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
       s = Status::InvalidArgument("context " + c->name + " has ended");
     }
   }
-  auto d = std::make_unique<DatasetImpl>();
-  d->ctx = c;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (s.ok() && write && c->writing.count({name, id})) {
+      s = Status::InvalidArgument(IdText(name, id) +
+                                  " is already open for writing in context " +
+                                  c->name);
+    }
+  }
+  auto d = std::make_shared<DatasetImpl>();
+  d->ctx = impl_;
   d->name = name;
   d->write = write;
   d->open_ns = dataset::WallNs();
@@ -180,6 +196,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   {
     std::lock_guard<std::mutex> lock(c->mu);
     ++c->open_datasets;
+    if (write) c->writing.insert({name, id});
   }
   d->open.Add(0, NowNs() - t0);
   out->reset(new Dataset(std::move(d)));
@@ -189,7 +206,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
 // ---- DatasetImpl -----------------------------------------------------------
 
 Status DatasetImpl::Store(int w, std::shared_ptr<fs::FsStore>* out) {
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(stores_mu);
   auto it = stores.find(w);
   if (it != stores.end()) {
     *out = it->second;
@@ -255,7 +272,7 @@ Status DatasetImpl::CloseElements(std::vector<ElementRecord>* index) {
 
 // ---- Dataset -----------------------------------------------------------------
 
-Dataset::Dataset(std::unique_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
+Dataset::Dataset(std::shared_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
 
 Dataset::~Dataset() {
   DatasetImpl* d = impl_.get();
@@ -271,7 +288,11 @@ Dataset::~Dataset() {
     d->CloseElements(nullptr);
     std::lock_guard<std::mutex> lock(d->ctx->mu);
     --d->ctx->open_datasets;
+    if (d->write) d->ctx->writing.erase({d->name, d->id});
   }
+  // Element handles may live on; they keep the dataset, not it them.
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->elements.clear();
 }
 
 const std::string& Dataset::name() const { return impl_->name; }
@@ -283,7 +304,7 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
                             std::unique_ptr<Element>* out, int rank) {
   out->reset();
   DatasetImpl* d = impl_.get();
-  ContextImpl* c = d->ctx;
+  ContextImpl* c = d->ctx.get();
   const int me = c->group->rank();
   Status s = CheckName(name, "element name");
   if (!s.ok()) return s;
@@ -315,7 +336,7 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
   }
   if (!e) {
     e = std::make_shared<ElementImpl>();
-    e->ds = d;
+    e->ds = impl_;
     e->name = name;
     e->kind = kind;
     e->rank = owner;
@@ -330,6 +351,7 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
     std::lock_guard<std::mutex> elock(e->mu);
     e->file = std::move(f);
     e->closed = false;
+    e->closing = false;
   } else {
     e->rec = d->record.Find(name, kind, owner);
     if (!e->rec) {
@@ -341,7 +363,9 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
           " is not in " + IdText(d->name, d->id));
     }
     std::lock_guard<std::mutex> elock(e->mu);
+    e->rec_size = e->rec->size;
     e->closed = false;
+    e->closing = false;
   }
   if (std::find(d->elements.begin(), d->elements.end(), e) ==
       d->elements.end()) {
@@ -374,11 +398,21 @@ Status Dataset::ListElements(std::vector<std::string>* shared,
 
 Status Dataset::Close() {
   DatasetImpl* d = impl_.get();
-  ContextImpl* c = d->ctx;
+  ContextImpl* c = d->ctx.get();
   Group* g = c->group.get();
   {
     std::lock_guard<std::mutex> lock(d->mu);
     if (d->closed) return d->close_status;
+  }
+  {
+    // The same on every rank: they end the context together.
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->finished) {
+      return Status::InvalidArgument("context " + c->name + " has ended");
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
     d->closed = true;
   }
   const uint64_t t0 = NowNs();
@@ -386,13 +420,12 @@ Status Dataset::Close() {
   Status s;
   if (!d->write) {
     s = d->CloseElements(nullptr);
-    std::lock_guard<std::mutex> lock(d->mu);
+    std::lock_guard<std::mutex> lock(d->stores_mu);
     d->stores.clear();
   } else {
     std::vector<ElementRecord> index;
     s = d->CloseElements(&index);
-    const ConfigValue fail =
-        c->config.Get("test_fail_commit_rank", d->name);
+    const ConfigValue fail = c->Get("test_fail_commit_rank", d->name);
     if (s.ok() && atoi(fail.value.c_str()) == g->rank() &&
         fail.value != "-1") {
       s = Status::IOError("failure injected by test_fail_commit_rank (" +
@@ -401,10 +434,11 @@ Status Dataset::Close() {
     // This rank's data is durable...
     const uint64_t ts = NowNs();
     if (s.ok()) s = c->fs->Sync();
+    // ...and every rank's, or none commits. (The wait for the slowest
+    // rank's data counts as sync, not as the commit's cost.)
+    s = g->Agree(s, what);
     const uint64_t tc = NowNs();
     d->sync.Add(0, tc - ts);
-    // ...and every rank's, or none commits.
-    s = g->Agree(s, what);
     std::vector<std::string> all;
     if (s.ok()) s = g->Gather(dataset::EncodeElements(index), &all, 0);
     Status r;
@@ -423,7 +457,19 @@ Status Dataset::Close() {
         rec.elements = dataset::MergeElements(ranks);
         const std::string path =
             c->commit_dir + "/" + dataset::RecordName(d->name, d->id);
-        r = posix::WriteFileAtomic(path, dataset::EncodeRecord(rec));
+        posix::PathKind kind;
+        r = posix::Probe(path, &kind);
+        if (r.ok() && kind != posix::PathKind::kMissing) {
+          r = Status::AlreadyExists(IdText(d->name, d->id) +
+                                    " was committed meanwhile (" + path + ")");
+        } else if (r.ok()) {
+          r = posix::WriteFileAtomic(path, dataset::EncodeRecord(rec));
+          if (!r.ok()) {
+            // The rename may have happened before what failed (the
+            // directory's fsync): a close that fails must leave no id.
+            if (unlink(path.c_str()) == 0) posix::SyncDir(c->commit_dir);
+          }
+        }
       }
       if (r.ok()) {
         // The id was reclaimed once; it is committed now.
@@ -431,18 +477,21 @@ Status Dataset::Close() {
                    .c_str());
       }
     }
-    if (s.ok()) s = g->Agree(r, what + " (writing its commit record)");
+    // Every rank takes part, whatever happened to it before.
+    s = g->Agree(s.ok() ? r : s, what + " (writing its commit record)");
     d->commit.Add(0, NowNs() - tc);
   }
   d->close.Add(0, NowNs() - t0);
   {
     std::lock_guard<std::mutex> lock(d->mu);
     d->close_status = s;
+    d->elements.clear();  // element handles keep the dataset, not it them
   }
   const DatasetStats st = d->Stats();
   {
     std::lock_guard<std::mutex> lock(c->mu);
     --c->open_datasets;
+    if (d->write) c->writing.erase({d->name, d->id});
     auto add = [](PhaseStats* t, const PhaseStats& p) {
       t->calls += p.calls;
       t->bytes += p.bytes;
@@ -478,20 +527,33 @@ Status Dataset::Close() {
 // ---- ElementImpl ---------------------------------------------------------------
 
 Status ElementImpl::Write(uint64_t offset, const char* buf, size_t n) {
-  if (!write) return Status::InvalidArgument("element " + name + " is open for reading");
+  if (!write) {
+    return Status::InvalidArgument("element " + name + " is open for reading");
+  }
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (closed) return Status::InvalidArgument("element " + name + " is closed");
-  }
-  if (n == 0) return Status::OK();
-  if (offset > (1ull << 62) || n > (1ull << 62) - offset) {
-    return Status::InvalidArgument("element " + name + ": offset too large");
+    if (closed || closing) {
+      return Status::InvalidArgument("element " + name + " is closed");
+    }
+    if (offset > (1ull << 62) || n > (1ull << 62) - offset) {
+      // The data is not stored: the id must not commit as if it were.
+      Status s = Status::InvalidArgument("element " + name +
+                                         ": write past offset 2^62");
+      if (error.ok()) error = s;
+      return s;
+    }
+    if (n == 0) return Status::OK();
+    ++inflight;
   }
   const uint64_t t0 = NowNs();
   Status s = file->PWrite(buf, n, offset);
-  if (!s.ok()) return s;
-  ds->write_c.Add(n, NowNs() - t0);
+  if (s.ok()) ds->write_c.Add(n, NowNs() - t0);
   std::lock_guard<std::mutex> lock(mu);
+  if (--inflight == 0) idle.notify_all();
+  if (!s.ok()) {
+    if (error.ok()) error = s;
+    return s;
+  }
   uint64_t b = offset, e = offset + n;
   auto it = ranges.upper_bound(b);
   if (it != ranges.begin() && std::prev(it)->second >= b) --it;
@@ -510,12 +572,15 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
   if (write) {
     return Status::InvalidArgument("element " + name + " is open for writing");
   }
+  if (ds->ctx->Finished()) {
+    return Status::InvalidArgument("context " + ds->ctx->name + " has ended");
+  }
   const uint64_t t0 = NowNs();
   std::lock_guard<std::mutex> lock(mu);
   if (closed) return Status::InvalidArgument("element " + name + " is closed");
-  if (offset >= rec->size || n == 0) return Status::OK();
+  if (offset >= rec_size || n == 0) return Status::OK();
   const size_t len =
-      static_cast<size_t>(std::min<uint64_t>(n, rec->size - offset));
+      static_cast<size_t>(std::min<uint64_t>(n, rec_size - offset));
   // The writers whose parts the range meets: only their stores are read.
   std::vector<int> writers;
   for (const auto& p : rec->parts) {
@@ -584,7 +649,9 @@ Status ElementImpl::Close() {
   std::vector<std::shared_ptr<RequestImpl>> wait;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (closed) return Status::OK();
+    if (closed) return error;
+    // No new request or write from here on; those begun are waited for.
+    closing = true;
     wait.swap(pending);
   }
   Status s;
@@ -592,31 +659,35 @@ Status ElementImpl::Close() {
     Status w = r->Wait(nullptr);
     if (s.ok()) s = w;
   }
-  std::lock_guard<std::mutex> lock(mu);
-  if (closed) return s;
+  std::unique_lock<std::mutex> lock(mu);
+  idle.wait(lock, [this] { return inflight == 0; });
+  if (closed) return error;
   closed = true;
   readers.clear();
-  if (!write) return s;
-  auto* wf = dynamic_cast<fs::WriterFile*>(file.get());
-  Status c = wf ? wf->CloseWithoutBarrier() : file->Close();
-  file.reset();
-  if (s.ok()) s = c;
-  if (!s.ok()) return s;
-  FileInfo info;
-  s = ds->ctx->fs->Stat(path, &info);
-  if (!s.ok()) return s;
-  part.writer = ds->ctx->group->rank();
-  part.size = info.size;
-  part.checksum = info.checksum;
-  part.ranges.clear();
-  if (ranges.size() <= dataset::kMaxRanges) {
-    part.ranges.assign(ranges.begin(), ranges.end());
+  if (write) {
+    auto* wf = dynamic_cast<fs::WriterFile*>(file.get());
+    Status c = wf ? wf->CloseWithoutBarrier() : file->Close();
+    file.reset();
+    if (s.ok()) s = c;
+    FileInfo info;
+    if (s.ok()) s = ds->ctx->fs->Stat(path, &info);
+    if (s.ok()) {
+      part.writer = ds->ctx->group->rank();
+      part.size = info.size;
+      part.checksum = info.checksum;
+      part.ranges.clear();
+      if (ranges.size() <= dataset::kMaxRanges) {
+        part.ranges.assign(ranges.begin(), ranges.end());
+      }
+      if (!info.checksum_valid || !info.complete) {
+        s = Status::IOError("element " + name + " of " + ds->name +
+                            " was not closed whole");
+      }
+    }
   }
-  if (!info.checksum_valid || !info.complete) {
-    return Status::IOError("element " + name + " of " + ds->name +
-                           " was not closed whole");
-  }
-  return Status::OK();
+  // Sticky: a later Close, and the dataset's, see it.
+  if (error.ok()) error = s;
+  return error;
 }
 
 Status ElementImpl::Submit(std::function<Status(size_t*)> op,
@@ -624,14 +695,21 @@ Status ElementImpl::Submit(std::function<Status(size_t*)> op,
   auto r = std::make_shared<RequestImpl>();
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (closed) return Status::InvalidArgument("element " + name + " is closed");
+    if (closed || closing) {
+      return Status::InvalidArgument("element " + name + " is closed");
+    }
     pending.push_back(r);
   }
-  ds->ctx->worker.Run([r, op] {
+  const bool queued = ds->ctx->worker.Run([r, op] {
     size_t got = 0;
     Status s = op(&got);
     r->Finish(s, got);
   });
+  if (!queued) {
+    r->Finish(Status::InvalidArgument("context " + ds->ctx->name +
+                                      " has ended"),
+              0);
+  }
   req->reset(new Request(r));
   return Status::OK();
 }
@@ -646,7 +724,7 @@ ElementKind Element::kind() const { return impl_->kind; }
 
 uint64_t Element::size() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->write ? impl_->end : impl_->rec->size;
+  return impl_->write ? impl_->end : impl_->rec_size;
 }
 
 Status Element::Write(uint64_t offset, const void* buf, size_t n) {
@@ -655,7 +733,7 @@ Status Element::Write(uint64_t offset, const void* buf, size_t n) {
 
 Status Element::WriteStrided(uint64_t offset, const void* buf, size_t count,
                              size_t block, uint64_t stride) {
-  Status s = CheckStrided(count, block, stride);
+  Status s = CheckStrided(offset, count, block, stride);
   const char* p = static_cast<const char*>(buf);
   for (size_t i = 0; s.ok() && i < count; ++i) {
     s = impl_->Write(offset + i * stride, p + i * block, block);
@@ -670,7 +748,7 @@ Status Element::Read(uint64_t offset, void* buf, size_t n, size_t* got) {
 Status Element::ReadStrided(uint64_t offset, void* buf, size_t count,
                             size_t block, uint64_t stride, size_t* got) {
   *got = 0;
-  Status s = CheckStrided(count, block, stride);
+  Status s = CheckStrided(offset, count, block, stride);
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; s.ok() && i < count; ++i) {
     size_t g = 0;
@@ -696,7 +774,7 @@ Status Element::WriteNb(uint64_t offset, const void* buf, size_t n,
 Status Element::WriteStridedNb(uint64_t offset, const void* buf, size_t count,
                                size_t block, uint64_t stride,
                                std::unique_ptr<Request>* req) {
-  Status s = CheckStrided(count, block, stride);
+  Status s = CheckStrided(offset, count, block, stride);
   if (!s.ok()) return s;
   auto e = impl_;
   return e->Submit(
@@ -725,7 +803,7 @@ Status Element::ReadNb(uint64_t offset, void* buf, size_t n,
 Status Element::ReadStridedNb(uint64_t offset, void* buf, size_t count,
                               size_t block, uint64_t stride,
                               std::unique_ptr<Request>* req) {
-  Status s = CheckStrided(count, block, stride);
+  Status s = CheckStrided(offset, count, block, stride);
   if (!s.ok()) return s;
   auto e = impl_;
   return e->Submit(

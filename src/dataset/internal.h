@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,7 +30,8 @@ namespace dataset {
 class Worker {
  public:
   ~Worker() { Stop(); }
-  void Run(std::function<void()> job);
+  // False, and the job not taken, once Stop has run.
+  bool Run(std::function<void()> job);
   void Stop();
 
  private:
@@ -88,6 +90,18 @@ struct ContextImpl {
 
   // The store of writer `w` of this context.
   std::string StorePath(int w) const { return FileSystem::StorePath(root, w); }
+  bool Finished() {
+    std::lock_guard<std::mutex> lock(mu);
+    return finished;
+  }
+  // A variable's value, under mu (SetConfig may change it meanwhile).
+  ConfigValue Get(const std::string& name, const std::string& dataset = "") {
+    std::lock_guard<std::mutex> lock(mu);
+    return config.Get(name, dataset);
+  }
+  // Ids open for writing in this context: a second open of one is refused
+  // (the same answer on every rank, as they open ids together).
+  std::set<std::pair<std::string, int64_t>> writing;  // GUARDED_BY(mu)
   // Rank 0 reads the commit directory: the committed ids of `dataset`
   // (every dataset when empty) as name -> record file names.
   Status ListRecords(const std::string& dataset,
@@ -98,7 +112,9 @@ struct ContextImpl {
 struct ElementImpl;
 
 struct DatasetImpl {
-  ContextImpl* ctx = nullptr;
+  // Shared: a dataset handle the application keeps past the context's end
+  // finds its store closed, not freed.
+  std::shared_ptr<ContextImpl> ctx;
   std::string name;
   int64_t id = 0;
   bool write = false;
@@ -109,8 +125,11 @@ struct DatasetImpl {
 
   std::mutex mu;
   std::vector<std::shared_ptr<ElementImpl>> elements;  // GUARDED_BY(mu)
-  // Reading: the stores opened so far, by writer.
-  std::map<int, std::shared_ptr<fs::FsStore>> stores;  // GUARDED_BY(mu)
+  // Reading: the stores opened so far, by writer. A mutex of their own:
+  // an element's read takes it while holding the element's mutex, and
+  // OpenElement takes mu, then an element's.
+  std::mutex stores_mu;
+  std::map<int, std::shared_ptr<fs::FsStore>> stores;  // GUARDED_BY(stores_mu)
   bool closed = false;                                 // GUARDED_BY(mu)
   Status close_status;                                 // GUARDED_BY(mu)
 
@@ -146,7 +165,9 @@ struct RequestImpl {
 };
 
 struct ElementImpl {
-  DatasetImpl* ds = nullptr;
+  // Shared: an element handle may outlive its dataset's (the dataset drops
+  // its elements when it ends, so the two do not keep each other).
+  std::shared_ptr<DatasetImpl> ds;
   std::string name;
   ElementKind kind = ElementKind::kShared;
   int rank = 0;       // whose element (unique), or this rank (shared)
@@ -154,7 +175,14 @@ struct ElementImpl {
   bool write = false;
 
   std::mutex mu;
-  bool closed = false;  // GUARDED_BY(mu)
+  std::condition_variable idle;  // inflight fell to 0
+  bool closed = false;   // GUARDED_BY(mu)
+  bool closing = false;  // GUARDED_BY(mu): Close began; no new work
+  int inflight = 0;      // GUARDED_BY(mu): writes between check and record
+  // The first failed write or close: every later Close returns it, and the
+  // dataset's Close fails with it, so an id never commits without data a
+  // write of it could not store.
+  Status error;          // GUARDED_BY(mu)
   std::vector<std::shared_ptr<RequestImpl>> pending;  // GUARDED_BY(mu)
   // Writing.
   std::unique_ptr<File> file;
@@ -162,7 +190,8 @@ struct ElementImpl {
   uint64_t end = 0;                     // GUARDED_BY(mu)
   dataset::PartRecord part;             // at close
   // Reading.
-  const dataset::ElementRecord* rec = nullptr;
+  const dataset::ElementRecord* rec = nullptr;  // in ds->record
+  uint64_t rec_size = 0;
   std::map<std::vector<int>, std::unique_ptr<fs::PartsFile>> readers;  // GUARDED_BY(mu)
 
   Status Write(uint64_t offset, const char* buf, size_t n);
