@@ -7,6 +7,7 @@
 set -euo pipefail
 mpiexec=$1 helper=$2 dir=$3 trials=$4 seed=${5:-$$}
 RANDOM=$seed
+. "$(dirname "$0")/kill_job.sh"
 rm -rf "$dir"
 mkdir -p "$dir"
 echo "dataset_crash_test: $trials trials, seed $seed"
@@ -25,18 +26,7 @@ for ((t = 1; t <= trials; t++)); do
     cat "$dir/write.log"
     exit 1
   fi
-  # Every process of the session at once: mpiexec and the ranks, which
-  # Open MPI puts in process groups of their own.
-  pkill -9 -s "$job" || true
-  wait "$job" 2>/dev/null || true
-  # Anything of the job still running would write after the kill.
-  for _ in $(seq 50); do
-    pgrep -s "$job" >/dev/null || break
-    sleep 0.1
-  done
-  if pgrep -s "$job" >/dev/null; then
-    echo "trial $t: processes of the killed job survive"; exit 1
-  fi
+  kill_job "$job" || { echo "trial $t: processes of the killed job survive"; exit 1; }
   np=$((1 + RANDOM % 4))
   out=$("$mpiexec" -n "$np" "$helper" verify "$dir" 2>&1) || {
     echo "trial $t: verify on $np ranks failed:"; echo "$out"; exit 1; }

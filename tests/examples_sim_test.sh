@@ -6,6 +6,7 @@
 # Usage: examples_sim_test.sh MPIEXEC SIM_C SIM_F|"" WORK
 set -euo pipefail
 mpiexec=$1 sim_c=$2 sim_f=$3 work=$4
+. "$(dirname "$0")/kill_job.sh"
 rm -rf "$work"
 mkdir -p "$work"
 sum() { sed -n 's/^final checksum \([0-9a-f]*\) after step \([0-9]*\)$/\1 \2/p'; }
@@ -22,15 +23,7 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 grep -q '^checkpoint 12 committed' "$work/run1.log"
-# Every process of the job's session at once: mpiexec and the ranks,
-# which Open MPI puts in process groups of their own.
-pkill -9 -s "$job" || true
-wait "$job" 2>/dev/null || true
-for _ in $(seq 50); do
-  pgrep -s "$job" >/dev/null || break
-  sleep 0.1
-done
-if pgrep -s "$job" >/dev/null; then echo "the killed job survives"; exit 1; fi
+kill_job "$job" || { echo "the killed job survives"; exit 1; }
 if grep -q '^final checksum' "$work/run1.log"; then
   echo "the run finished before it was killed"; exit 1
 fi

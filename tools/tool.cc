@@ -19,6 +19,7 @@
 #include "sluice/config.h"
 #include "sluice/fs.h"
 #include "sluice/kv.h"
+#include "util/text.h"
 
 namespace sluice {
 namespace tool {
@@ -180,43 +181,11 @@ Args ParseArgs(const std::string& cmd, int argc, char** argv,
   return a;
 }
 
-namespace {
-
-// The length of the UTF-8 sequence at s[i] (2 to 4), or 0 if what is there
-// is not one (overlong forms and surrogates are not).
-size_t Utf8Length(const std::string& s, size_t i) {
-  const auto at = [&](size_t k) {
-    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
-  };
-  const unsigned char c = at(0);
-  const auto cont = [&](size_t k) { return (at(k) & 0xc0) == 0x80; };
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) {
-    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-    const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
-    return at(1) >= lo && at(1) <= hi && cont(2) ? 3 : 0;
-  }
-  if (c >= 0xf0 && c <= 0xf4) {
-    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-    const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
-    return at(1) >= lo && at(1) <= hi && cont(2) && cont(3) ? 4 : 0;
-  }
-  return 0;
-}
-
-void AppendHex(const char* format, unsigned char c, std::string* out) {
-  char buf[8];
-  snprintf(buf, sizeof buf, format, c);
-  *out += buf;
-}
-
-}  // namespace
-
 std::string Printable(const std::string& s, bool backslash) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : Utf8Length(s, i);
+    size_t n = c < 0x80 ? 1 : text::Utf8Length(s, i);
     // C0 controls and DEL; C1 controls (U+0080..U+009F, which some
     // terminals obey as 8-bit controls: 0x9b is CSI); and bytes that are
     // not UTF-8.
@@ -227,7 +196,7 @@ std::string Printable(const std::string& s, bool backslash) {
     if (not_utf8) n = 1;
     if (control || not_utf8) {
       for (size_t k = 0; k < n; ++k) {
-        AppendHex("\\x%02x", static_cast<unsigned char>(s[i + k]), &out);
+        text::AppendHex("\\x%02x", static_cast<unsigned char>(s[i + k]), &out);
       }
     } else if (c == '\\' && backslash) {
       out += "\\\\";
@@ -239,30 +208,7 @@ std::string Printable(const std::string& s, bool backslash) {
   return out;
 }
 
-std::string Json(const std::string& s) {
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : Utf8Length(s, i);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      AppendHex("\\u%04x", c, &out);
-    } else if (n == 0) {
-      // Not UTF-8, which JSON text must be: the byte as a lone surrogate,
-      // as Python's "surrogateescape" writes it (s.encode("utf-8",
-      // "surrogateescape") gives the bytes back).
-      AppendHex("\\udc%02x", c, &out);
-    } else {
-      out.append(s, i, n);
-      i += n;
-      continue;
-    }
-    ++i;
-  }
-  return out + "\"";
-}
+std::string Json(const std::string& s) { return text::JsonString(s); }
 
 std::string Join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;

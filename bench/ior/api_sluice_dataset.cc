@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "ior/api.h"
+#include "sluice/config.h"
 #include "sluice/mpi.h"
 
 namespace sluice {
@@ -24,9 +25,7 @@ class SluiceDatasetApi : public Api {
  public:
   explicit SluiceDatasetApi(const Params& p) {
     for (const auto& [k, v] : p.store_options) {
-      std::string env = "SLUICE_";
-      for (char c : k) env += static_cast<char>(toupper(c));
-      setenv(env.c_str(), v.c_str(), 1);
+      setenv(Config::EnvironmentName(k).c_str(), v.c_str(), 1);
     }
     setenv("SLUICE_DATA_ROOTS", (p.path + ".sluiceds").c_str(), 1);
     init_ = mpi::InitContext(MPI_COMM_WORLD, "bench", "", &ctx_);

@@ -102,6 +102,10 @@ class SLUICE_EXPORT Config {
   // config_file_prefix, ...).
   static const std::vector<ConfigVariable>& Variables();
 
+  // The environment variable that sets `name`: "SLUICE_" + name
+  // upper-cased.
+  static std::string EnvironmentName(std::string_view name);
+
   // The known name closest to `name` (edit distance), for messages.
   static std::string ClosestName(std::string_view name);
 

@@ -379,13 +379,6 @@ const std::string& Context::name() const { return impl_->name; }
 const std::string& Context::root() const { return impl_->root; }
 const Config& Context::config() const { return impl_->config; }
 
-namespace {
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-}  // namespace
-
 Status Context::SetConfig(const std::string& name, const std::string& value) {
   // What the store was opened with, and where: fixed for its lifetime.
   bool fixed = name == "data_roots" || name == "extent_bytes" ||
@@ -396,7 +389,7 @@ Status Context::SetConfig(const std::string& name, const std::string& value) {
       return Status::InvalidArgument(
           "variable " + name + " tunes the context's store and is fixed "
           "once the context is initialised: set it in the configuration "
-          "file or the environment (SLUICE_" + Upper(name) + ")");
+          "file or the environment (" + Config::EnvironmentName(name) + ")");
     }
   }
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -437,8 +430,8 @@ Status Context::UnlinkId(const std::string& name, int64_t id) {
   s = dataset::ForEachStore(c, [&](FileSystem* f) {
     FileInfo info;
     Status r = f->Stat(dir, &info);
+    if (r.IsNotFound()) return Status::OK();  // nothing of it here
     if (r.ok()) r = dataset::RemoveFsTree(f, dir);
-    if (r.IsNotFound()) return f->Sync();
     return r.ok() ? f->Sync() : r;
   });
   return g->Agree(s, "removing the data of " + name + " id " +

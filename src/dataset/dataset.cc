@@ -30,27 +30,38 @@ std::string IdText(const std::string& name, int64_t id) {
 // Rank 0: the record of the id to open for reading.
 Status ReadRecord(ContextImpl* c, const std::string& name, int64_t id,
                   std::string* data) {
-  if (id < 0) {
+  if (id == kDatasetIdHighest) {
+    // The names say it: no record is read but the one opened.
+    std::vector<std::string> names;
+    Status s = posix::ListDir(c->commit_dir, &names);
+    if (!s.ok()) return s;
+    for (const auto& n : names) {
+      std::string ds;
+      int64_t i;
+      bool reclaimed;
+      if (dataset::ParseRecordName(n, &ds, &i, &reclaimed) && !reclaimed &&
+          ds == name && i > id) {
+        id = i;
+      }
+    }
+  } else if (id == kDatasetIdNewest) {
+    // The commit times are in the records.
     std::vector<DatasetIdInfo> ids;
     Status s = c->ListRecords(name, &ids, nullptr);
     if (!s.ok()) return s;
     const DatasetIdInfo* pick = nullptr;
     for (const auto& i : ids) {
       if (i.state != IdState::kCommitted) continue;
-      if (!pick ||
-          (id == kDatasetIdHighest
-               ? i.id > pick->id
-               : (i.commit_time_ns > pick->commit_time_ns ||
-                  (i.commit_time_ns == pick->commit_time_ns &&
-                   i.id > pick->id)))) {
+      if (!pick || i.commit_time_ns > pick->commit_time_ns ||
+          (i.commit_time_ns == pick->commit_time_ns && i.id > pick->id)) {
         pick = &i;
       }
     }
-    if (!pick) {
-      return Status::NotFound("dataset " + name + " has no committed id in " +
-                              c->root);
-    }
-    id = pick->id;
+    if (pick) id = pick->id;
+  }
+  if (id < 0) {
+    return Status::NotFound("dataset " + name + " has no committed id in " +
+                            c->root);
   }
   const std::string path = c->commit_dir + "/" + dataset::RecordName(name, id);
   Status s = posix::ReadFile(path, data);
@@ -645,6 +656,29 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
   return Status::OK();
 }
 
+Status ElementImpl::WriteStrided(uint64_t offset, const char* buf,
+                                 size_t count, size_t block, uint64_t stride,
+                                 size_t* done) {
+  Status s;
+  for (size_t i = 0; s.ok() && i < count; ++i) {
+    s = Write(offset + i * stride, buf + i * block, block);
+    if (s.ok()) *done += block;
+  }
+  return s;
+}
+
+Status ElementImpl::ReadStrided(uint64_t offset, char* buf, size_t count,
+                                size_t block, uint64_t stride, size_t* got) {
+  Status s;
+  for (size_t i = 0; s.ok() && i < count; ++i) {
+    size_t g = 0;
+    s = Read(offset + i * stride, buf + i * block, block, &g);
+    *got += g;
+    if (g < block) break;
+  }
+  return s;
+}
+
 Status ElementImpl::Close() {
   std::vector<std::shared_ptr<RequestImpl>> wait;
   {
@@ -734,11 +768,10 @@ Status Element::Write(uint64_t offset, const void* buf, size_t n) {
 Status Element::WriteStrided(uint64_t offset, const void* buf, size_t count,
                              size_t block, uint64_t stride) {
   Status s = CheckStrided(offset, count, block, stride);
-  const char* p = static_cast<const char*>(buf);
-  for (size_t i = 0; s.ok() && i < count; ++i) {
-    s = impl_->Write(offset + i * stride, p + i * block, block);
-  }
-  return s;
+  size_t done = 0;
+  return s.ok() ? impl_->WriteStrided(offset, static_cast<const char*>(buf),
+                                      count, block, stride, &done)
+                : s;
 }
 
 Status Element::Read(uint64_t offset, void* buf, size_t n, size_t* got) {
@@ -749,14 +782,9 @@ Status Element::ReadStrided(uint64_t offset, void* buf, size_t count,
                             size_t block, uint64_t stride, size_t* got) {
   *got = 0;
   Status s = CheckStrided(offset, count, block, stride);
-  char* p = static_cast<char*>(buf);
-  for (size_t i = 0; s.ok() && i < count; ++i) {
-    size_t g = 0;
-    s = impl_->Read(offset + i * stride, p + i * block, block, &g);
-    *got += g;
-    if (g < block) break;
-  }
-  return s;
+  return s.ok() ? impl_->ReadStrided(offset, static_cast<char*>(buf), count,
+                                     block, stride, got)
+                : s;
 }
 
 Status Element::WriteNb(uint64_t offset, const void* buf, size_t n,
@@ -779,13 +807,8 @@ Status Element::WriteStridedNb(uint64_t offset, const void* buf, size_t count,
   auto e = impl_;
   return e->Submit(
       [e, offset, buf, count, block, stride](size_t* got) {
-        const char* p = static_cast<const char*>(buf);
-        Status w;
-        for (size_t i = 0; w.ok() && i < count; ++i) {
-          w = e->Write(offset + i * stride, p + i * block, block);
-          if (w.ok()) *got += block;
-        }
-        return w;
+        return e->WriteStrided(offset, static_cast<const char*>(buf), count,
+                               block, stride, got);
       },
       req);
 }
@@ -808,15 +831,8 @@ Status Element::ReadStridedNb(uint64_t offset, void* buf, size_t count,
   auto e = impl_;
   return e->Submit(
       [e, offset, buf, count, block, stride](size_t* got) {
-        char* p = static_cast<char*>(buf);
-        Status r;
-        for (size_t i = 0; r.ok() && i < count; ++i) {
-          size_t g = 0;
-          r = e->Read(offset + i * stride, p + i * block, block, &g);
-          *got += g;
-          if (g < block) break;
-        }
-        return r;
+        return e->ReadStrided(offset, static_cast<char*>(buf), count, block,
+                              stride, got);
       },
       req);
 }

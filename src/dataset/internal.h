@@ -196,6 +196,12 @@ struct ElementImpl {
 
   Status Write(uint64_t offset, const char* buf, size_t n);
   Status Read(uint64_t offset, char* buf, size_t n, size_t* got);
+  // `count` blocks of `block` bytes at offset + i * stride (CheckStrided
+  // passed), buf contiguous; *done / *got count the bytes moved.
+  Status WriteStrided(uint64_t offset, const char* buf, size_t count,
+                      size_t block, uint64_t stride, size_t* done);
+  Status ReadStrided(uint64_t offset, char* buf, size_t count, size_t block,
+                     uint64_t stride, size_t* got);
   Status Close();
   Status Submit(std::function<Status(size_t*)> op,
                 std::unique_ptr<Request>* req);

@@ -6,10 +6,54 @@
 #include <vector>
 
 #include "dataset/group.h"
+#include "mpi/agree.h"
 #include "sluice/mpi.h"
 
 namespace sluice {
 namespace mpi {
+namespace {
+
+// root's *data to every rank of comm, in pieces (a count is an int).
+Status BroadcastString(MPI_Comm comm, std::string* data, int root) {
+  unsigned long long len = data->size();
+  if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, root, comm) != MPI_SUCCESS) {
+    return Status::IOError("MPI_Bcast failed");
+  }
+  data->resize(len);
+  for (unsigned long long at = 0; at < len;) {
+    const int n =
+        static_cast<int>(std::min<unsigned long long>(len - at, 1u << 30));
+    if (MPI_Bcast(&(*data)[at], n, MPI_CHAR, root, comm) != MPI_SUCCESS) {
+      return Status::IOError("MPI_Bcast failed");
+    }
+    at += n;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Agree(MPI_Comm comm, const Status& local, const std::string& what) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // The lowest failing rank, or `size` if every rank succeeded.
+  int mine = local.ok() ? size : rank;
+  int first = size;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+    return Status::IOError(what + ": MPI_Allreduce failed");
+  }
+  if (first == size) return Status::OK();
+  // The failing rank tells every rank its code and message.
+  int code = static_cast<int>(local.code());
+  std::string msg(local.message());
+  MPI_Bcast(&code, 1, MPI_INT, first, comm);
+  Status s = BroadcastString(comm, &msg, first);
+  if (!s.ok()) return s;
+  return Status(static_cast<Code>(code),
+                what + " failed on rank " + std::to_string(first) + ": " + msg);
+}
+
 namespace {
 
 class MpiGroup : public dataset::Group {
@@ -27,21 +71,7 @@ class MpiGroup : public dataset::Group {
   int size() const override { return size_; }
 
   Status Agree(const Status& local, const std::string& what) override {
-    int mine = local.ok() ? size_ : rank_;
-    int first = size_;
-    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_) !=
-        MPI_SUCCESS) {
-      return Status::IOError(what + ": MPI_Allreduce failed");
-    }
-    if (first == size_) return Status::OK();
-    int code = static_cast<int>(local.code());
-    std::string msg(local.message());
-    MPI_Bcast(&code, 1, MPI_INT, first, comm_);
-    Status s = Bcast(&msg, first);
-    if (!s.ok()) return s;
-    return Status(static_cast<Code>(code), what + " failed on rank " +
-                                               std::to_string(first) + ": " +
-                                               msg);
+    return mpi::Agree(comm_, local, what);
   }
 
   Status AnyTrue(bool* flag) override {
@@ -55,7 +85,7 @@ class MpiGroup : public dataset::Group {
   }
 
   Status Broadcast(std::string* data, int root) override {
-    return Bcast(data, root);
+    return BroadcastString(comm_, data, root);
   }
 
   Status Gather(const std::string& mine, std::vector<std::string>* all,
@@ -90,25 +120,6 @@ class MpiGroup : public dataset::Group {
   }
 
  private:
-  Status Bcast(std::string* data, int root) {
-    unsigned long long len = data->size();
-    if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, root, comm_) !=
-        MPI_SUCCESS) {
-      return Status::IOError("MPI_Bcast failed");
-    }
-    data->resize(len);
-    // In pieces: a count is an int.
-    for (unsigned long long at = 0; at < len;) {
-      const int n = static_cast<int>(std::min<unsigned long long>(
-          len - at, 1u << 30));
-      if (MPI_Bcast(&(*data)[at], n, MPI_CHAR, root, comm_) != MPI_SUCCESS) {
-        return Status::IOError("MPI_Bcast failed");
-      }
-      at += n;
-    }
-    return Status::OK();
-  }
-
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
 };

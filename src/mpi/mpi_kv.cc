@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "c/c_api.h"
+#include "mpi/agree.h"
 #include "sluice/c_mpi.h"
 #include "sluice/mpi.h"
 
@@ -13,27 +14,7 @@ namespace mpi {
 Status WriteBarrierAll(Store* store, MPI_Comm comm) {
   Status local = store ? store->WriteBarrier()
                        : Status::InvalidArgument("NULL store");
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  // The lowest failing rank, or `size` if every rank succeeded.
-  int mine = local.ok() ? size : rank;
-  int first = size;
-  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
-    return Status::IOError("MPI_Allreduce failed in write barrier");
-  }
-  if (first == size) return Status::OK();
-  // The failing rank tells every rank its code and message.
-  int code = static_cast<int>(local.code());
-  std::string msg = local.message();
-  int len = static_cast<int>(msg.size());
-  MPI_Bcast(&code, 1, MPI_INT, first, comm);
-  MPI_Bcast(&len, 1, MPI_INT, first, comm);
-  msg.resize(static_cast<size_t>(len));
-  MPI_Bcast(len ? &msg[0] : nullptr, len, MPI_CHAR, first, comm);
-  return Status(static_cast<Code>(code),
-                "write barrier failed on rank " + std::to_string(first) + ": " +
-                    msg);
+  return Agree(comm, local, "write barrier");
 }
 
 }  // namespace mpi

@@ -15,6 +15,7 @@
 
 #include "util/coding.h"
 #include "util/posix.h"
+#include "util/text.h"
 
 namespace sluice {
 namespace {
@@ -364,34 +365,6 @@ Status ParseFile(const std::string& path, const std::string& text,
 
 // ---- text and JSON ---------------------------------------------------------
 
-// The length of the UTF-8 sequence at s[i] (2 to 4), or 0 if what is there
-// is not one (overlong forms and surrogates are not).
-size_t Utf8Length(std::string_view s, size_t i) {
-  const auto at = [&](size_t k) {
-    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
-  };
-  const unsigned char c = at(0);
-  const auto cont = [&](size_t k) { return (at(k) & 0xc0) == 0x80; };
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) {
-    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-    const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
-    return at(1) >= lo && at(1) <= hi && cont(2) ? 3 : 0;
-  }
-  if (c >= 0xf0 && c <= 0xf4) {
-    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-    const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
-    return at(1) >= lo && at(1) <= hi && cont(2) && cont(3) ? 4 : 0;
-  }
-  return 0;
-}
-
-void AppendHex(const char* format, unsigned c, std::string* out) {
-  char buf[8];
-  snprintf(buf, sizeof buf, format, c);
-  *out += buf;
-}
-
 // A value from the environment or the API may hold a line break: as \xHH,
 // so that ToText stays one line per variable.
 std::string OneLine(std::string_view s) {
@@ -399,7 +372,7 @@ std::string OneLine(std::string_view s) {
   for (char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) {
-      AppendHex("\\x%02x", c, &out);
+      text::AppendHex("\\x%02x", c, &out);
     } else {
       out += ch;
     }
@@ -407,29 +380,6 @@ std::string OneLine(std::string_view s) {
   return out;
 }
 
-// `s` as a JSON string; bytes that are not UTF-8 as lone surrogates
-// "\udcXX", as the tool writes names (Python's "surrogateescape").
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : Utf8Length(s, i);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      AppendHex("\\u%04x", c, &out);
-    } else if (n == 0) {
-      AppendHex("\\udc%02x", c, &out);
-    } else {
-      out.append(s.data() + i, n);
-      i += n;
-      continue;
-    }
-    ++i;
-  }
-  return out + "\"";
-}
 
 const char* SourceKind(ConfigSource source) {
   switch (source) {
@@ -551,10 +501,15 @@ std::string ConfigValue::SourceText() const {
     case ConfigSource::kDefault: return "default";
     case ConfigSource::kFile:
       return "file " + file + ":" + std::to_string(line);
-    case ConfigSource::kEnvironment: return "environment SLUICE_" + Upper(name);
+    case ConfigSource::kEnvironment:
+      return "environment " + Config::EnvironmentName(name);
     case ConfigSource::kApi: return "API";
   }
   return "unknown";
+}
+
+std::string Config::EnvironmentName(std::string_view name) {
+  return "SLUICE_" + Upper(name);
 }
 
 const std::vector<ConfigVariable>& Config::Variables() {
@@ -808,18 +763,18 @@ std::string Config::ToText(std::string_view dataset) const {
 }
 
 std::string Config::ToJson(std::string_view dataset) const {
-  std::string out = "{\"context\": " + JsonString(context_) +
-                    ", \"dataset\": " + JsonString(dataset) +
+  std::string out = "{\"context\": " + text::JsonString(context_) +
+                    ", \"dataset\": " + text::JsonString(dataset) +
                     ", \"variables\": [";
   bool first = true;
   for (const ConfigValue& v : All(dataset)) {
     out += first ? "\n  " : ",\n  ";
     first = false;
-    out += "{\"name\": " + JsonString(v.name) +
-           ", \"value\": " + JsonString(v.value) + ", \"source\": \"" +
+    out += "{\"name\": " + text::JsonString(v.name) +
+           ", \"value\": " + text::JsonString(v.value) + ", \"source\": \"" +
            SourceKind(v.source) + "\", \"file\": ";
     if (v.source == ConfigSource::kFile) {
-      out += JsonString(v.file) + ", \"line\": " + std::to_string(v.line);
+      out += text::JsonString(v.file) + ", \"line\": " + std::to_string(v.line);
     } else {
       out += "null, \"line\": null";
     }
@@ -827,7 +782,7 @@ std::string Config::ToJson(std::string_view dataset) const {
   }
   out += "\n], \"unknown_environment\": [";
   for (size_t i = 0; i < unknown_env_.size(); ++i) {
-    out += (i ? ", " : "") + JsonString(unknown_env_[i]);
+    out += (i ? ", " : "") + text::JsonString(unknown_env_[i]);
   }
   return out + "]}\n";
 }
