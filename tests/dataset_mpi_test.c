@@ -3,8 +3,11 @@
  * written by N ranks and read back, every byte verified, by any number of
  * ranks.
  *
- *   dataset_mpi_test write             ids 1..3 (the data root comes from
- *                                      SLUICE_DATA_ROOTS)
+ *   dataset_mpi_test write [WRITERS]   ids 1..3 (the data root comes from
+ *                                      SLUICE_DATA_ROOTS, the mode from
+ *                                      SLUICE_DATASET_MODE); each must be
+ *                                      held by WRITERS stores (default:
+ *                                      one a rank)
  *   dataset_mpi_test read WHICH ID     opens WHICH (highest, newest or an
  *                                      id) and expects id ID
  *   dataset_mpi_test failclose         id 4 with rank 1 failing its close:
@@ -267,12 +270,15 @@ int main(int argc, char** argv) {
     sluice_dataset_id_info_t ids[8];
     OK(sluice_dataset_list(ctx, "restart", ids, 8, &count));
     CHECK(count == 3, "%zu ids listed", count);
+    const int writers = argc >= 3 ? atoi(argv[2]) : nranks;
     for (size_t i = 0; i < count; ++i) {
       CHECK(ids[i].id == (int64_t)i + 1 &&
                 ids[i].state == SLUICE_ID_COMMITTED &&
-                ids[i].ranks == nranks && ids[i].bytes > 0,
-            "listed id %lld state %d ranks %d", (long long)ids[i].id,
-            ids[i].state, ids[i].ranks);
+                ids[i].ranks == nranks && ids[i].writers == writers &&
+                ids[i].bytes > 0,
+            "listed id %lld state %d ranks %d writers %d (expected %d)",
+            (long long)ids[i].id, ids[i].state, ids[i].ranks,
+            ids[i].writers, writers);
     }
   } else if (strcmp(argv[1], "read") == 0 && argc == 4) {
     const int64_t which = strcmp(argv[2], "highest") == 0

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include <gtest/gtest.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "dataset/record.h"
 #include "sluice/dataset.h"
@@ -290,6 +292,89 @@ TEST(DatasetRecordTest, ForgedOrDamagedRecordsAreRefused) {
   EXPECT_FALSE(dataset::ParseRecordName("a.3.tmp", &ds, &id, &reclaimed));
   EXPECT_FALSE(dataset::ParseRecordName(".3", &ds, &id, &reclaimed));
   EXPECT_FALSE(dataset::ParseRecordName("a.", &ds, &id, &reclaimed));
+}
+
+const char kRecordV2Hex[] =
+    "534c55494345445302000000960000000000000001000000640500000000000000040000"
+    "000200000001000000630000000000000001000000010000007800000000ffffffff1400"
+    "0000000000000200000002000000020000000a0000000000000022220000000000000100"
+    "000000000000000000000a00000000000000020000000300000014000000000000003333"
+    "000000000000010000000a0000000000000014000000000000006241bc68c75ff81e";
+
+std::string Unhex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  }
+  return out;
+}
+
+// A file_per_node record: the parts of ranks 2 and 3 in the store of their
+// node's leader, rank 2. The bytes are pinned: a change of the format must
+// change its version.
+TEST(DatasetRecordTest, PartsNameTheirStoreAndTheirRank) {
+  dataset::CommitRecord r;
+  r.dataset = "d";
+  r.id = 5;
+  r.ranks = 4;
+  r.writers = 2;
+  r.mode = dataset::kModeFilePerNode;
+  r.commit_time_ns = 99;
+  dataset::ElementRecord e;
+  e.name = "x";
+  e.size = 20;
+  for (int rank : {2, 3}) {
+    dataset::PartRecord p;
+    p.writer = 2;
+    p.rank = rank;
+    p.size = 10 * (rank - 1);
+    p.checksum = 0x1111u * rank;
+    p.ranges = {{10 * (rank - 2u), 10 * (rank - 1u)}};
+    e.parts.push_back(p);
+  }
+  r.elements.push_back(e);
+  const std::string enc = dataset::EncodeRecord(r);
+  std::string hex;
+  for (unsigned char c : enc) {
+    static const char kDigits[] = "0123456789abcdef";
+    hex += kDigits[c >> 4];
+    hex += kDigits[c & 15];
+  }
+  EXPECT_EQ(hex, kRecordV2Hex);
+  dataset::CommitRecord back;
+  ASSERT_TRUE(dataset::DecodeRecord(enc, "t", &back).ok());
+  EXPECT_EQ(back.mode, dataset::kModeFilePerNode);
+  ASSERT_EQ(back.elements.at(0).parts.size(), 2u);
+  EXPECT_EQ(back.elements[0].parts[0].writer, 2);
+  EXPECT_EQ(back.elements[0].parts[0].rank, 2);
+  EXPECT_EQ(back.elements[0].parts[1].rank, 3);
+  EXPECT_EQ(dataset::PartPath("/d/5", back.mode, ElementKind::kShared, "x", 3),
+            "/d/5/shared.3/x");
+  EXPECT_EQ(dataset::PartPath("/d/5", dataset::kModeBasic,
+                              ElementKind::kShared, "x", 3),
+            "/d/5/shared/x");
+  EXPECT_EQ(dataset::PartPath("/d/5", back.mode, ElementKind::kUnique, "x", 3),
+            "/d/5/rank.3/x");
+  // Version 1 (before file_per_node) had no rank in a part: each part was
+  // its writer's. The same record less the ranks, mode basic, still reads.
+  std::string v1 = Unhex(kRecordV2Hex);
+  v1.erase(v1.size() - 8);
+  v1.erase(v1.begin() + 130, v1.begin() + 134);  // rank 3
+  v1.erase(v1.begin() + 86, v1.begin() + 90);    // rank 2
+  v1[8] = 1;                                     // version
+  v1[12] = static_cast<char>(0x96 - 8);          // body length
+  v1[41] = 0;                                    // mode basic
+  const uint64_t sum = XXH64(v1.data(), v1.size(), 0);
+  for (int i = 0; i < 8; ++i) v1 += static_cast<char>(sum >> (8 * i));
+  ASSERT_TRUE(dataset::DecodeRecord(v1, "v1", &back).ok());
+  EXPECT_EQ(back.mode, dataset::kModeBasic);
+  EXPECT_EQ(back.elements.at(0).parts.at(1).writer, 2);
+  EXPECT_EQ(back.elements[0].parts[1].rank, 2);
+  EXPECT_EQ(back.elements[0].parts[1].size, 20u);
+  // An unknown mode is refused.
+  r.mode = 2;
+  EXPECT_TRUE(
+      dataset::DecodeRecord(dataset::EncodeRecord(r), "t", &back).IsCorruption());
 }
 
 }  // namespace

@@ -240,6 +240,8 @@ typedef struct sluice_dataset_id_info_t {
   uint64_t bytes;          /* data of every element */
   int64_t commit_time_ns;  /* CLOCK_REALTIME of the commit (or reclaim) */
   int ranks;               /* ranks that wrote it */
+  int writers;             /* stores that hold it: one a rank (basic) or
+                              one a node (file_per_node) */
 } sluice_dataset_id_info_t;
 
 /* A context of one process (no MPI). `name`: letters, digits, '.', '_',

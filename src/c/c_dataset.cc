@@ -153,6 +153,7 @@ int sluice_dataset_list(sluice_context_t* ctx, const char* name,
       out[i].bytes = ids[i].bytes;
       out[i].commit_time_ns = ids[i].commit_time_ns;
       out[i].ranks = ids[i].ranks;
+      out[i].writers = ids[i].writers;
     }
     return SLUICE_OK;
   })

@@ -73,6 +73,12 @@ class SingleGroup : public Group {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
+  int node() const override { return 0; }
+  int nodes() const override { return 1; }
+  int node_leader() const override { return 0; }
+  int node_size() const override { return 1; }
+  Status NodeBroadcast(std::string*) override { return Status::OK(); }
+  Status NodeBarrier() override { return Status::OK(); }
   Status Agree(const Status& local, const std::string& what) override {
     if (local.ok()) return local;
     return Status(local.code(),
@@ -156,7 +162,7 @@ Status ReclaimStore(FileSystem* f, const std::set<std::string>& committed,
 Status ForEachStore(ContextImpl* c,
                     const std::function<Status(FileSystem*)>& op) {
   Group* g = c->group.get();
-  Status s = op(c->fs.get());
+  Status s = c->fs ? op(c->fs.get()) : Status::OK();
   std::vector<std::string> names;
   Status l = posix::ListDir(c->root, &names);
   if (s.ok()) s = l;
@@ -249,18 +255,70 @@ Status ReclaimUncommitted(ContextImpl* c) {
   return g->Agree(s, "recording reclaimed ids in " + c->commit_dir);
 }
 
+// file_per_node: a node's leader serves the other ranks of its node, which
+// learn where. A leader that cannot serve says why, and the node's
+// file_per_node datasets fail with it (basic ones are not concerned).
+// Collective over the node.
+Status StartNodeWriter(ContextImpl* c) {
+  Group* g = c->group.get();
+  if (g->node_size() <= 1) return Status::OK();
+  std::string address;
+  if (g->rank() == g->node_leader()) {
+    Status s = NodeServer::Start(c->fs.get(), &c->node_server, &address);
+    if (!s.ok()) address = "!" + s.message();
+  }
+  Status s = g->NodeBroadcast(&address);
+  c->node_address = address;
+  return g->Agree(s, "starting the node writers of " + c->root);
+}
+
 }  // namespace
 
 std::unique_ptr<Group> NewSingleGroup() {
   return std::make_unique<SingleGroup>();
 }
 
+}  // namespace dataset
+
+Status ContextImpl::OwnStore() {
+  if (fs) return Status::OK();
+  const int rank = group->rank();
+  Status s = fs::OpenWriterFs(fs_options, StorePath(rank), rank, "", &fs);
+  if (s.ok()) store_sink = dataset::NewStoreSink(fs.get());
+  return s;
+}
+
+Status ContextImpl::Sink(int mode, dataset::PartSink** out) {
+  dataset::Group* g = group.get();
+  if (mode == dataset::kModeBasic || g->rank() == g->node_leader()) {
+    *out = store_sink.get();
+    return store_sink ? Status::OK()
+                      : Status::InvalidArgument("this rank has no store");
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (!node_sink) {
+    if (!node_address.empty() && node_address[0] == '!') {
+      return Status::IOError("the node writer (rank " +
+                             std::to_string(g->node_leader()) +
+                             ") could not start: " + node_address.substr(1));
+    }
+    Status s = dataset::ConnectNodeWriter(node_address, g->node_leader(),
+                                          &node_sink);
+    if (!s.ok()) return s;
+  }
+  *out = node_sink.get();
+  return Status::OK();
+}
+
+namespace dataset {
+
 Status InitContext(std::unique_ptr<Group> group, const std::string& name,
                    const std::string& config_file,
                    std::unique_ptr<Context>* out) {
   out->reset();
-  Group* g = group.get();
   auto c = std::make_shared<ContextImpl>();
+  c->group = std::move(group);
+  Group* g = c->group.get();
   Status s = CheckName(name, "context name");
   std::string config;
   if (s.ok() && g->rank() == 0) {
@@ -289,16 +347,29 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
     if (s.ok()) s = posix::SyncDir(c->root);
     if (s.ok()) s = posix::SyncDir(c->data_root);
   }
+  // Every rank opens its store now (a checkpoint never pays for it),
+  // except where file_per_node sends its parts to its node's leader: a
+  // rank that is not a leader opens one only if it has one (to reclaim it)
+  // or when a basic-mode dataset needs it.
   if (s.ok()) {
-    s = fs::OpenWriterFs(c->fs_options, c->StorePath(g->rank()), g->rank(),
-                         "", &c->fs);
+    posix::PathKind kind = posix::PathKind::kMissing;
+    if (c->config.Get("dataset_mode").value == "file_per_node" &&
+        g->rank() != g->node_leader()) {
+      s = posix::Probe(c->StorePath(g->rank()), &kind);
+    }
+    if (s.ok() && kind != posix::PathKind::kMissing) s = c->OwnStore();
+    if (s.ok() && kind == posix::PathKind::kMissing &&
+        (c->config.Get("dataset_mode").value != "file_per_node" ||
+         g->rank() == g->node_leader())) {
+      s = c->OwnStore();
+    }
   }
   s = g->Agree(s, "initialising context " + name);
   if (!s.ok()) return s;
-  c->group = std::move(group);
   s = ReclaimUncommitted(c.get());
+  if (s.ok()) s = StartNodeWriter(c.get());
   if (!s.ok()) {
-    c->fs->Close();
+    if (c->fs) c->fs->Close();
     return s;
   }
   out->reset(new Context(std::move(c)));
@@ -550,7 +621,14 @@ Status Context::Finish() {
     }
   }
   c->worker.Stop();
-  Status f = c->fs->Close();
+  // The node's other ranks write no more (Fini is collective; a
+  // destructor's end fails their writes, and their ids do not commit).
+  if (c->node_server) c->node_server->Stop();
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    c->node_sink.reset();
+  }
+  Status f = c->fs ? c->fs->Close() : Status::OK();
   return s.ok() ? f : s;
 }
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "dataset/internal.h"
-#include "fs/writer_fs.h"
 #include "util/posix.h"
 
 namespace sluice {
@@ -77,21 +76,6 @@ Status ReadRecord(ContextImpl* c, const std::string& name, int64_t id,
                            " id " + std::to_string(r.id));
   }
   return s;
-}
-
-// mkdir -p inside a store.
-Status MakeDirs(FileSystem* f, const std::string& path) {
-  std::string at;
-  size_t pos = 1;
-  while (pos <= path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string::npos) slash = path.size();
-    at = path.substr(0, slash);
-    Status s = f->Mkdir(at, 0755);
-    if (!s.ok() && s.code() != Code::kAlreadyExists) return s;
-    pos = slash + 1;
-  }
-  return Status::OK();
 }
 
 Status CheckStrided(uint64_t offset, size_t count, size_t block,
@@ -165,6 +149,8 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   d->open_ns = dataset::WallNs();
   d->open_mono_ns = t0;
   std::string record;
+  // Where the parts go: rank 0's setting, so that every rank agrees.
+  std::string mode = c->Get("dataset_mode", name).value;
   if (s.ok() && g->rank() == 0) {
     if (write) {
       const std::string rec =
@@ -186,13 +172,23 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   if (write) {
     d->id = id;
     d->dir = "/" + name + "/" + std::to_string(id);
+    s = g->Broadcast(&mode, 0);
+    d->mode = mode == "file_per_node" ? dataset::kModeFilePerNode
+                                      : dataset::kModeBasic;
+    // The store that takes the parts: this rank's, or its node leader's.
+    const bool holder = d->mode == dataset::kModeBasic ||
+                        g->rank() == g->node_leader();
+    if (s.ok() && holder) s = c->OwnStore();
     // Data of this id from a close that failed: not committed, so not
     // anyone's; the id starts empty.
-    FileInfo info;
-    s = c->fs->Stat(d->dir, &info);
-    if (s.ok()) s = dataset::RemoveFsTree(c->fs.get(), d->dir);
-    if (s.IsNotFound()) s = Status::OK();
-    if (s.ok()) s = MakeDirs(c->fs.get(), d->dir);
+    if (s.ok() && c->fs) {
+      FileInfo info;
+      s = c->fs->Stat(d->dir, &info);
+      if (s.ok()) s = dataset::RemoveFsTree(c->fs.get(), d->dir);
+      if (s.IsNotFound()) s = Status::OK();
+    }
+    if (s.ok()) s = c->Sink(d->mode, &d->sink);
+    if (s.ok() && holder) s = d->sink->MakeDirs(d->dir);
     s = g->Agree(s, "creating " + IdText(name, id));
     if (!s.ok()) return s;
   } else {
@@ -328,10 +324,10 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
         "another rank");
   }
   const int owner = rank == -1 ? me : rank;
-  const std::string path =
-      d->dir + (kind == ElementKind::kShared
-                    ? "/shared/" + name
-                    : "/rank." + std::to_string(owner) + "/" + name);
+  // Reading, the parts' paths come from the record (ElementImpl::Read);
+  // this one names the element among the dataset's.
+  const std::string path = dataset::PartPath(
+      d->dir, d->write ? d->mode : dataset::kModeBasic, kind, name, owner);
   std::lock_guard<std::mutex> lock(d->mu);
   if (d->closed) return Status::InvalidArgument(IdText(d->name, d->id) + " is closed");
   std::shared_ptr<ElementImpl> e;
@@ -355,9 +351,9 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
     e->write = d->write;
   }
   if (d->write) {
-    s = MakeDirs(c->fs.get(), path.substr(0, path.rfind('/')));
-    std::unique_ptr<File> f;
-    if (s.ok()) s = c->fs->OpenFile(path, kReadWrite | kCreate, 0644, &f);
+    s = d->sink->MakeDirs(path.substr(0, path.rfind('/')));
+    std::unique_ptr<dataset::PartFile> f;
+    if (s.ok()) s = d->sink->Create(path, &f);
     if (!s.ok()) return s;
     std::lock_guard<std::mutex> elock(e->mu);
     e->file = std::move(f);
@@ -442,9 +438,17 @@ Status Dataset::Close() {
       s = Status::IOError("failure injected by test_fail_commit_rank (" +
                           fail.SourceText() + ")");
     }
-    // This rank's data is durable...
+    // This rank's data is durable (file_per_node: once every rank of the
+    // node has closed its parts, the leader makes the node's store
+    // durable)...
     const uint64_t ts = NowNs();
-    if (s.ok()) s = c->fs->Sync();
+    const bool holder = d->mode == dataset::kModeBasic ||
+                        g->rank() == g->node_leader();
+    if (d->mode == dataset::kModeFilePerNode) {
+      Status b = g->NodeBarrier();
+      if (s.ok()) s = b;
+    }
+    if (s.ok() && holder) s = c->fs->Sync();
     // ...and every rank's, or none commits. (The wait for the slowest
     // rank's data counts as sync, not as the commit's cost.)
     s = g->Agree(s, what);
@@ -458,7 +462,9 @@ Status Dataset::Close() {
       rec.dataset = d->name;
       rec.id = d->id;
       rec.ranks = g->size();
-      rec.writers = g->size();
+      rec.writers =
+          d->mode == dataset::kModeFilePerNode ? g->nodes() : g->size();
+      rec.mode = d->mode;
       rec.commit_time_ns = dataset::WallNs();
       std::vector<std::vector<ElementRecord>> ranks(all.size());
       for (size_t i = 0; i < all.size() && r.ok(); ++i) {
@@ -592,9 +598,10 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
   if (offset >= rec_size || n == 0) return Status::OK();
   const size_t len =
       static_cast<size_t>(std::min<uint64_t>(n, rec_size - offset));
-  // The writers whose parts the range meets: only their stores are read.
-  std::vector<int> writers;
-  for (const auto& p : rec->parts) {
+  // The parts the range meets: only their stores are read.
+  std::vector<size_t> meet;
+  for (size_t i = 0; i < rec->parts.size(); ++i) {
+    const PartRecord& p = rec->parts[i];
     bool meets = false;
     if (p.ranges.empty()) {
       meets = offset < p.size;
@@ -606,20 +613,19 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
         }
       }
     }
-    if (meets) writers.push_back(p.writer);
+    if (meets) meet.push_back(i);
   }
   memset(buf, 0, len);
-  if (!writers.empty()) {
-    auto& reader = readers[writers];
+  if (!meet.empty()) {
+    auto& reader = readers[meet];
     if (!reader) {
       std::vector<fs::PeerPart> parts;
-      for (int w : writers) {
-        const PartRecord* pr = nullptr;
-        for (const auto& p : rec->parts) {
-          if (p.writer == w) pr = &p;
-        }
+      for (size_t i : meet) {
+        const PartRecord* pr = &rec->parts[i];
+        const std::string path = dataset::PartPath(
+            ds->dir, ds->record.mode, kind, name, pr->rank);
         fs::PeerPart part;
-        Status s = ds->Store(w, &part.store);
+        Status s = ds->Store(pr->writer, &part.store);
         if (!s.ok()) return s;
         fs::Inode parent;
         std::string leaf;
@@ -699,14 +705,15 @@ Status ElementImpl::Close() {
   closed = true;
   readers.clear();
   if (write) {
-    auto* wf = dynamic_cast<fs::WriterFile*>(file.get());
-    Status c = wf ? wf->CloseWithoutBarrier() : file->Close();
+    FileInfo info;
+    Status c = file->Close(&info);
     file.reset();
     if (s.ok()) s = c;
-    FileInfo info;
-    if (s.ok()) s = ds->ctx->fs->Stat(path, &info);
     if (s.ok()) {
-      part.writer = ds->ctx->group->rank();
+      Group* g = ds->ctx->group.get();
+      part.writer =
+          ds->mode == dataset::kModeFilePerNode ? g->node_leader() : g->rank();
+      part.rank = g->rank();
       part.size = info.size;
       part.checksum = info.checksum;
       part.ranges.clear();

@@ -21,6 +21,18 @@ class Group {
   virtual ~Group() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The ranks sharing this rank's node (MPI_COMM_TYPE_SHARED): the node's
+  // index among the nodes (ordered by their lowest rank), how many nodes
+  // there are, the node's leader (its lowest rank) and how many ranks it
+  // has. One process: node 0 of 1, led by rank 0.
+  virtual int node() const = 0;
+  virtual int nodes() const = 0;
+  virtual int node_leader() const = 0;
+  virtual int node_size() const = 0;
+  // Collective over the node: the leader's *data to the node's ranks.
+  virtual Status NodeBroadcast(std::string* data) = 0;
+  // Collective over the node: returns once every rank of the node called.
+  virtual Status NodeBarrier() = 0;
   // Collective: every rank passes its own outcome. OK on every rank when
   // every rank's is OK; otherwise every rank gets the lowest failing rank's
   // code, with a message "WHAT failed on rank R: its message".

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "dataset/group.h"
+#include "dataset/node_writer.h"
+#include "dataset/part_sink.h"
 #include "dataset/record.h"
 #include "fs/fs_store.h"
 #include "fs/reader.h"
@@ -72,7 +74,19 @@ struct ContextImpl {
   std::string commit_dir;  // root/commit
   Config config;
   FsOptions fs_options;
-  std::unique_ptr<FileSystem> fs;  // this rank's store, no other writer's
+  // This rank's store, no other writer's, and a sink over it. Opened at
+  // init, except on a rank of a file_per_node context that is not its
+  // node's leader and has no store yet: then by its first basic-mode
+  // write (OwnStore).
+  std::unique_ptr<FileSystem> fs;
+  std::unique_ptr<dataset::PartSink> store_sink;
+  // file_per_node: on a node's leader with other ranks on its node, the
+  // server writing their parts into fs; on those ranks, its address (or
+  // "!" and why the leader could not serve), and their sink over it once
+  // connected (NodeSink).
+  std::unique_ptr<dataset::NodeServer> node_server;
+  std::string node_address;
+  std::unique_ptr<dataset::PartSink> node_sink;  // GUARDED_BY(mu)
   dataset::Worker worker;
   std::mutex mu;
   int open_datasets = 0;               // GUARDED_BY(mu)
@@ -90,6 +104,11 @@ struct ContextImpl {
 
   // The store of writer `w` of this context.
   std::string StorePath(int w) const { return FileSystem::StorePath(root, w); }
+  // Opens this rank's store if it is not open. Called by collective calls
+  // only (OpenDataset), as fs is read without mu elsewhere.
+  Status OwnStore();
+  // Where this rank writes its parts in dataset mode `mode` (a RecordMode).
+  Status Sink(int mode, dataset::PartSink** out);
   bool Finished() {
     std::lock_guard<std::mutex> lock(mu);
     return finished;
@@ -118,6 +137,8 @@ struct DatasetImpl {
   std::string name;
   int64_t id = 0;
   bool write = false;
+  int mode = dataset::kModeBasic;  // writing: where the parts go
+  dataset::PartSink* sink = nullptr;  // writing: the context's, for them
   std::string dir;  // /NAME/ID in a store
   dataset::CommitRecord record;  // reading: the committed index
   int64_t open_ns = 0;
@@ -185,14 +206,15 @@ struct ElementImpl {
   Status error;          // GUARDED_BY(mu)
   std::vector<std::shared_ptr<RequestImpl>> pending;  // GUARDED_BY(mu)
   // Writing.
-  std::unique_ptr<File> file;
+  std::unique_ptr<dataset::PartFile> file;
   std::map<uint64_t, uint64_t> ranges;  // GUARDED_BY(mu): begin -> end
   uint64_t end = 0;                     // GUARDED_BY(mu)
   dataset::PartRecord part;             // at close
   // Reading.
   const dataset::ElementRecord* rec = nullptr;  // in ds->record
   uint64_t rec_size = 0;
-  std::map<std::vector<int>, std::unique_ptr<fs::PartsFile>> readers;  // GUARDED_BY(mu)
+  // By the parts (indexes in rec->parts) a read meets.
+  std::map<std::vector<size_t>, std::unique_ptr<fs::PartsFile>> readers;  // GUARDED_BY(mu)
 
   Status Write(uint64_t offset, const char* buf, size_t n);
   Status Read(uint64_t offset, char* buf, size_t n, size_t* got);

@@ -70,6 +70,7 @@ void PutElements(std::string* s, const std::vector<ElementRecord>& elements) {
     Put32(s, static_cast<uint32_t>(e.parts.size()));
     for (const auto& p : e.parts) {
       Put32(s, static_cast<uint32_t>(p.writer));
+      Put32(s, static_cast<uint32_t>(p.rank));
       Put64(s, p.size);
       Put64(s, p.checksum);
       Put32(s, static_cast<uint32_t>(p.ranges.size()));
@@ -83,7 +84,8 @@ void PutElements(std::string* s, const std::vector<ElementRecord>& elements) {
 
 // Every count is checked against the bytes left, so a forged count cannot
 // make a huge allocation.
-bool GetElements(Reader* r, std::vector<ElementRecord>* out) {
+bool GetElements(Reader* r, uint32_t version,
+                 std::vector<ElementRecord>* out) {
   uint32_t n = r->U32();
   if (r->bad || n > r->in.size() / 24) return false;
   out->resize(n);
@@ -99,6 +101,8 @@ bool GetElements(Reader* r, std::vector<ElementRecord>* out) {
     e.parts.resize(np);
     for (auto& p : e.parts) {
       p.writer = static_cast<int32_t>(r->U32());
+      // Version 1 knew basic mode alone: a part was its writer's own.
+      p.rank = version >= 2 ? static_cast<int32_t>(r->U32()) : p.writer;
       p.size = r->U64();
       p.checksum = r->U64();
       uint32_t nr = r->U32();
@@ -111,7 +115,7 @@ bool GetElements(Reader* r, std::vector<ElementRecord>* out) {
         if (b >= e2 || b < last || e2 > p.size) return false;
         last = e2;
       }
-      if (p.writer < 0 || p.size > e.size) return false;
+      if (p.writer < 0 || p.rank < 0 || p.size > e.size) return false;
     }
     if (r->bad || CheckName(e.name, "element name").ok() == false) return false;
   }
@@ -163,6 +167,7 @@ Status DecodeRecord(std::string_view data, const std::string& what,
     return bad("not a commit record (no magic number)");
   }
   const uint32_t version = DecodeFixed32(data.data() + 8);
+  if (version == 0) return bad("version 0");
   if (version > kRecordVersion) {
     return Status::VersionTooNew("commit record " + what + " has version " +
                                  std::to_string(version) +
@@ -185,10 +190,11 @@ Status DecodeRecord(std::string_view data, const std::string& what,
   r->writers = static_cast<int>(rd.U32());
   r->mode = static_cast<int>(rd.U32());
   r->commit_time_ns = static_cast<int64_t>(rd.U64());
-  if (!GetElements(&rd, &r->elements) || !rd.in.empty()) {
+  if (!GetElements(&rd, version, &r->elements) || !rd.in.empty()) {
     return bad("malformed body");
   }
-  if (r->id < 0 || r->ranks <= 0 || r->writers <= 0) {
+  if (r->id < 0 || r->ranks <= 0 || r->writers <= 0 ||
+      (r->mode != kModeBasic && r->mode != kModeFilePerNode)) {
     return bad("malformed body (id, ranks or writers)");
   }
   return Status::OK();
@@ -202,7 +208,7 @@ std::string EncodeElements(const std::vector<ElementRecord>& elements) {
 
 Status DecodeElements(std::string_view data, std::vector<ElementRecord>* out) {
   Reader rd{data};
-  if (!GetElements(&rd, out) || !rd.in.empty()) {
+  if (!GetElements(&rd, kRecordVersion, out) || !rd.in.empty()) {
     return Status::Corruption("malformed element index from a rank");
   }
   return Status::OK();
@@ -226,11 +232,22 @@ std::vector<ElementRecord> MergeElements(
   for (auto& [key, e] : merged) {
     std::sort(e.parts.begin(), e.parts.end(),
               [](const PartRecord& a, const PartRecord& b) {
-                return a.writer < b.writer;
+                return a.writer != b.writer ? a.writer < b.writer
+                                            : a.rank < b.rank;
               });
     out.push_back(std::move(e));
   }
   return out;
+}
+
+std::string PartPath(const std::string& dir, int mode, ElementKind kind,
+                     const std::string& name, int rank) {
+  if (kind == ElementKind::kUnique) {
+    return dir + "/rank." + std::to_string(rank) + "/" + name;
+  }
+  return mode == kModeFilePerNode
+             ? dir + "/shared." + std::to_string(rank) + "/" + name
+             : dir + "/shared/" + name;
 }
 
 std::string RecordName(const std::string& dataset, int64_t id) {

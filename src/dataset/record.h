@@ -3,7 +3,7 @@
 // durable, through a temporary name, fsync, rename and a directory fsync;
 // read by rank 0 and broadcast when an id is opened.
 //
-// Format, version 1 (little-endian):
+// Format, version 2 (little-endian; version 1 lacks a part's rank):
 //   magic "SLUICEDS" (8) | version u32 | body length u64 | body |
 //   XXH64 (seed 0) of everything before it, u64
 // body:
@@ -12,8 +12,10 @@
 // element:
 //   name str | kind u32 (0 shared, 1 unique) | rank i32 (unique: owner) |
 //   size u64 | part count u32 | parts
-// part (one writer's share of the element):
-//   writer u32 | size u64 (its end) | checksum u64 (its file checksum) |
+// part (one rank's share of the element, in one writer's store):
+//   writer u32 (the store) | rank u32 (whose part: the file's name in the
+//   store, see PartPath) | size u64 (its end) | checksum u64 (its file
+//   checksum) |
 //   range count u32 | ranges (begin u64, end u64), ascending, disjoint;
 //   no ranges: anywhere below size (the writer wrote too many pieces to
 //   list)
@@ -33,12 +35,19 @@
 namespace sluice {
 namespace dataset {
 
-constexpr uint32_t kRecordVersion = 1;
+constexpr uint32_t kRecordVersion = 2;
+
+// Dataset modes (the variable dataset_mode): where a rank's parts go.
+enum RecordMode : int {
+  kModeBasic = 0,        // each rank's own store
+  kModeFilePerNode = 1,  // the store of its node's leader
+};
 // A writer's ranges beyond this many are kept as one span.
 constexpr size_t kMaxRanges = 64;
 
 struct PartRecord {
-  int writer = 0;
+  int writer = 0;  // the store: writer.<writer>
+  int rank = 0;    // who wrote it
   uint64_t size = 0;
   uint64_t checksum = 0;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // empty: [0, size)
@@ -57,7 +66,7 @@ struct CommitRecord {
   int64_t id = 0;
   int ranks = 0;
   int writers = 0;
-  int mode = 0;  // 0 basic, 1 file_per_node
+  int mode = kModeBasic;
   int64_t commit_time_ns = 0;
   std::vector<ElementRecord> elements;
 
@@ -65,6 +74,14 @@ struct CommitRecord {
   const ElementRecord* Find(const std::string& name, ElementKind kind,
                             int rank) const;
 };
+
+// Where, in its store, rank `rank`'s part of element `name` of the id in
+// store directory `dir` (/DATASET/ID) lies: dir/shared/NAME (basic: the
+// store is the rank's own) or dir/shared.RANK/NAME (file_per_node: the
+// node's ranks share the store) for a shared element, dir/rank.RANK/NAME
+// for a unique one.
+std::string PartPath(const std::string& dir, int mode, ElementKind kind,
+                     const std::string& name, int rank);
 
 std::string EncodeRecord(const CommitRecord& r);
 // Corruption naming `what` (the file) for anything but a whole, intact

@@ -65,10 +65,58 @@ class MpiGroup : public dataset::Group {
   ~MpiGroup() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&comm_);
+    if (finalized) return;
+    if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+    MPI_Comm_free(&comm_);
   }
+
+  // The node communicator (the ranks that share memory with this one) and
+  // the node's place among the nodes. Collective over the communicator.
+  Status FindNodes() {
+    if (MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_,
+                            MPI_INFO_NULL, &node_comm_) != MPI_SUCCESS) {
+      return Status::IOError("MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) "
+                             "failed");
+    }
+    int node_rank = 0;
+    MPI_Comm_rank(node_comm_, &node_rank);
+    MPI_Comm_size(node_comm_, &node_size_);
+    // Leaders (each node's lowest rank) number the nodes in rank order.
+    MPI_Comm leaders = MPI_COMM_NULL;
+    if (MPI_Comm_split(comm_, node_rank == 0 ? 0 : MPI_UNDEFINED, rank_,
+                       &leaders) != MPI_SUCCESS) {
+      return Status::IOError("MPI_Comm_split of the node leaders failed");
+    }
+    int mine[3] = {0, 0, rank_};  // node, nodes, leader
+    if (leaders != MPI_COMM_NULL) {
+      MPI_Comm_rank(leaders, &mine[0]);
+      MPI_Comm_size(leaders, &mine[1]);
+      MPI_Comm_free(&leaders);
+    }
+    if (MPI_Bcast(mine, 3, MPI_INT, 0, node_comm_) != MPI_SUCCESS) {
+      return Status::IOError("MPI_Bcast on the node failed");
+    }
+    node_ = mine[0];
+    nodes_ = mine[1];
+    node_leader_ = mine[2];
+    return Status::OK();
+  }
+
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int node() const override { return node_; }
+  int nodes() const override { return nodes_; }
+  int node_leader() const override { return node_leader_; }
+  int node_size() const override { return node_size_; }
+
+  Status NodeBroadcast(std::string* data) override {
+    return BroadcastString(node_comm_, data, 0);
+  }
+  Status NodeBarrier() override {
+    return MPI_Barrier(node_comm_) == MPI_SUCCESS
+               ? Status::OK()
+               : Status::IOError("MPI_Barrier on the node failed");
+  }
 
   Status Agree(const Status& local, const std::string& what) override {
     return mpi::Agree(comm_, local, what);
@@ -121,7 +169,9 @@ class MpiGroup : public dataset::Group {
 
  private:
   MPI_Comm comm_;
+  MPI_Comm node_comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  int node_ = 0, nodes_ = 1, node_leader_ = 0, node_size_ = 1;
 };
 
 }  // namespace
@@ -134,8 +184,10 @@ Status InitContext(MPI_Comm comm, const std::string& name,
   if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
     return Status::IOError("MPI_Comm_dup failed");
   }
-  return dataset::InitContext(std::make_unique<MpiGroup>(dup), name,
-                              config_file, out);
+  auto group = std::make_unique<MpiGroup>(dup);
+  Status s = group->FindNodes();
+  if (!s.ok()) return s;
+  return dataset::InitContext(std::move(group), name, config_file, out);
 }
 
 }  // namespace mpi

@@ -4,6 +4,7 @@
 #
 #   cluster_test.sh smoke CLUSTER PROBE MPIEXEC WORK
 #   cluster_test.sh shared_file CLUSTER MPI_SHARED_FILE_TEST MPIEXEC WORK
+#   cluster_test.sh dataset_per_node CLUSTER DATASET_MPI_TEST MPIEXEC WORK
 #
 # Exits 77 (skipped) with the reason where the machine cannot host it.
 set -uo pipefail
@@ -63,6 +64,48 @@ if [ "$mode" = shared_file ]; then
   hosts=$(cluster run -- "$mpiexec" -n 4 --map-by node hostname | sort | uniq -c)
   [ "$(echo "$hosts" | awk '{print $1 $2}' | tr '\n' ' ')" = "2node0 2node1 " ] &&
     ok "its ranks were two on each node" || fail "ranks per node: $hosts"
+  cluster down || fail "down"
+  [ $failed = 0 ] || { echo "$failed failed"; exit 1; }
+  exit 0
+fi
+
+if [ "$mode" = dataset_per_node ]; then
+  # Dataset ids in file_per_node mode written by 2 nodes x 2 ranks (one
+  # store per node, on the PFS), restarted on 1 node x 3 ranks and on the
+  # other node alone, every byte verified (dataset_mpi_test).
+  cluster up 2 --pfs-size 512M || { echo "FAIL: up"; exit 1; }
+  root=$pfs/ckpt
+  mkdir -p "$root"
+  export SLUICE_DATA_ROOTS=$root SLUICE_DATASET_MODE=file_per_node
+  job() {
+    local what=$1; shift
+    if cluster run -- "$mpiexec" -x SLUICE_DATA_ROOTS -x SLUICE_DATASET_MODE \
+        "$@" >"$work/out" 2>&1; then
+      ok "$what"
+    else
+      fail "$what: $(tail -5 "$work/out")"
+    fi
+  }
+  job "ids 1..3 written by 2 nodes x 2 ranks, one store a node" \
+    -n 4 --map-by node "$prog" write 2
+  stores=$(ls -d "$root"/sim/writer.* | xargs -n1 basename | tr '\n' ' ')
+  [ "$stores" = "writer.00000000 writer.00000001 " ] &&
+    ok "the stores are the nodes' leaders' (ranks 0 and 1): $stores" ||
+    fail "stores: $stores"
+  for which in "highest 3" "newest 3" "2 2"; do
+    job "read $which on node0 x 3 ranks" -n 3 --host node0:3 \
+      --oversubscribe "$prog" read $which
+  done
+  job "read highest on node1 x 1 rank" -n 1 --host node1:1 "$prog" read \
+    highest 3
+  job "read 1 on 2 nodes x 3 ranks" -n 6 --map-by node --oversubscribe \
+    "$prog" read 1 1
+  # A close failing on rank 1 (node1) fails on every rank; the commit of
+  # bytes two ranks of different nodes wrote reads as Corruption.
+  job "a failed close on node1 leaves no id" -n 4 --map-by node "$prog" \
+    failclose
+  job "overlapping writes of two nodes are reported" -n 4 --map-by node \
+    "$prog" overlap
   cluster down || fail "down"
   [ $failed = 0 ] || { echo "$failed failed"; exit 1; }
   exit 0
