@@ -19,6 +19,10 @@
 // and the directory commit/ of commit records. In a store, the element E of
 // dataset D, id I is the file /D/I/shared/E (a shared element: every rank
 // writes its part of one logical element) or /D/I/rank.<R>/E (rank R's own).
+// The variable dataset_mode says who writes: basic, every rank its own
+// store; file_per_node, one store per node (the ranks sharing memory),
+// which the node's lowest rank writes for all of them (rank R's part of a
+// shared element is then /D/I/shared.<R>/E).
 //
 // Atomic commit. Closing a dataset opened for writing is collective: every
 // rank makes its data durable (a write barrier), all ranks agree, then
