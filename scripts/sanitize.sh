@@ -24,21 +24,23 @@ for kind in "${kinds[@]}"; do
   cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
   case $kind in
     address)
-      # Everything of the store and the file layer, the C API, the crash
-      # driver (its writers are killed: only the checker's reports count).
+      # Everything of the store and the file layer, the configuration,
+      # datasets, the C API, the crash driver (its writers are killed: only
+      # the checker's reports count).
       # (Not WriteBuffersAreOnHugePages: ASan's allocator maps its own.)
-      regex='^(Backends|Layouts|Configs|Seeds|StoreOpen|VlogRead|KV|Kv|Fs|Stream|OpenError|FaultEnvTest|c_api|c_files|crash\.kv\.(rocksdb|leveldb)(\.power|\.fault)?$)'
+      regex='^(Backends|Layouts|Configs|Config[A-Z]|Dataset|Seeds|StoreOpen|VlogRead|KV|Kv|Fs|Stream|OpenError|FaultEnvTest|c_api|c_files|crash\.kv\.(rocksdb|leveldb)(\.power|\.fault)?$)'
       exclude='WriteBuffersAreOnHugePages'
       export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
       export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
       ;;
     thread)
-      # What runs threads against one store or file system.
+      # What runs threads against one store or file system (datasets: the
+      # requests' worker).
       # (Not layout lsm on RocksDB: its values are read straight out of
       # the memtable's arena, which RocksDB orders with atomics TSan does
       # not see, and the copy's stack loses RocksDB's frames.)
       exclude='rocksdb_layout_lsm|rocksdb_lsm|rocksdb_blob'
-      regex='^(Configs/HammerTest|Configs/StoreOverFaultEnv|VlogRead|Configs/CrashAfter|Layouts/ValueLogTest\.(IteratorsOnManyThreads|StoresOpenTogether)|.*KVTest\.(ConcurrentAppends|FourThreads)|crash\.kv\.rocksdb$)'
+      regex='^(DatasetTest|Configs/HammerTest|Configs/StoreOverFaultEnv|VlogRead|Configs/CrashAfter|Layouts/ValueLogTest\.(IteratorsOnManyThreads|StoresOpenTogether)|.*KVTest\.(ConcurrentAppends|FourThreads)|crash\.kv\.rocksdb$)'
       export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
       ;;
   esac
