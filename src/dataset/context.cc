@@ -352,23 +352,21 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
   // rank that is not a leader opens one only if it has one (to reclaim it)
   // or when a basic-mode dataset needs it.
   if (s.ok()) {
-    posix::PathKind kind = posix::PathKind::kMissing;
-    if (c->config.Get("dataset_mode").value == "file_per_node" &&
-        g->rank() != g->node_leader()) {
+    bool open = c->config.Get("dataset_mode").value != "file_per_node" ||
+                g->rank() == g->node_leader();
+    if (!open) {
+      posix::PathKind kind;
       s = posix::Probe(c->StorePath(g->rank()), &kind);
+      open = s.ok() && kind != posix::PathKind::kMissing;
     }
-    if (s.ok() && kind != posix::PathKind::kMissing) s = c->OwnStore();
-    if (s.ok() && kind == posix::PathKind::kMissing &&
-        (c->config.Get("dataset_mode").value != "file_per_node" ||
-         g->rank() == g->node_leader())) {
-      s = c->OwnStore();
-    }
+    if (s.ok() && open) s = c->OwnStore();
   }
   s = g->Agree(s, "initialising context " + name);
   if (!s.ok()) return s;
   s = ReclaimUncommitted(c.get());
   if (s.ok()) s = StartNodeWriter(c.get());
   if (!s.ok()) {
+    if (c->node_server) c->node_server->Stop();
     if (c->fs) c->fs->Close();
     return s;
   }
