@@ -48,6 +48,7 @@ program checkpoint_sim_f
   rc = sluice_init_mpi_f(MPI_COMM_WORLD, sluice_cstr('checkpoint_sim_f'), &
                          c_null_ptr, ctx)
   call check(rc, 'init')
+  if (rank == 0) print '(2a)', 'checkpoint_sim_f with Sluice ', sluice_version()
   lo = G * rank / nranks
   hi = G * (rank + 1) / nranks
   n = hi - lo

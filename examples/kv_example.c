@@ -4,6 +4,12 @@
 #include <string.h>
 
 int main(int argc, char** argv) {
+  /* The headers this program was built with, and the library it runs with. */
+  if (strcmp(sluice_version(), SLUICE_VERSION) != 0) {
+    fprintf(stderr, "built for Sluice %s, running with %s\n", SLUICE_VERSION,
+            sluice_version());
+    return 1;
+  }
   sluice_store_t* db;
   double field[1024] = {3.14}, back[1024];
   size_t n;
@@ -14,6 +20,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "sluice: %s\n", sluice_errmsg());
     return 1;
   }
-  printf("read %zu bytes back, %s\n", n, memcmp(field, back, n) ? "WRONG" : "ok");
+  printf("read %zu bytes back with Sluice %s, %s\n", n, sluice_version(),
+         memcmp(field, back, n) ? "WRONG" : "ok");
   return sluice_kv_close(db) || memcmp(field, back, n);
 }

@@ -29,6 +29,21 @@ static sluice_store_t* open_store(const char* path, const char* backend) {
   return s;
 }
 
+/* The headers' version is the library's, and CMake's (SLUICE_TEST_VERSION,
+ * from project()). */
+static void check_version(void) {
+  char parts[64];
+  snprintf(parts, sizeof parts, "%d.%d.%d", SLUICE_VERSION_MAJOR,
+           SLUICE_VERSION_MINOR, SLUICE_VERSION_PATCH);
+  CHECK(strcmp(parts, SLUICE_VERSION) == 0);
+  CHECK(strcmp(sluice_version(), SLUICE_VERSION) == 0);
+  CHECK(strcmp(sluice_version(), SLUICE_TEST_VERSION) == 0);
+  if (strcmp(sluice_version(), SLUICE_VERSION) != 0) {
+    fprintf(stderr, "headers %s, library %s\n", SLUICE_VERSION,
+            sluice_version());
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: c_api_test DIR BACKEND\n");
@@ -120,6 +135,8 @@ int main(int argc, char** argv) {
   CHECK(sluice_put(NULL, "k", 1, "v", 1, SLUICE_SYNC) ==
         SLUICE_INVALID_ARGUMENT);
   CHECK_OK(sluice_kv_close(NULL));
+
+  check_version();
 
   if (failures) {
     fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);

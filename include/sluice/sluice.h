@@ -18,6 +18,8 @@
  *    behaving like their POSIX namesakes: -1 (or NULL) and errno on error.
  *  - Thread-safe: any function may be called from several threads at once,
  *    on the same store handle too (but not after sluice_close).
+ *  - Version: SLUICE_VERSION (sluice/version.h) is the version of these
+ *    headers, sluice_version() that of the library the program runs with.
  */
 #ifndef SLUICE_SLUICE_H_
 #define SLUICE_SLUICE_H_
@@ -29,6 +31,7 @@
 #include <sys/types.h>
 
 #include "sluice/export.h"
+#include "sluice/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +87,9 @@ SLUICE_EXPORT const char* sluice_errmsg(void);
 /* A short name of an error code ("NotFound", ...). */
 SLUICE_EXPORT const char* sluice_strerror(int code);
 SLUICE_EXPORT void sluice_free(void* ptr);
+/* The version of the library ("MAJOR.MINOR.PATCH"), to compare with the
+ * headers' SLUICE_VERSION (sluice/version.h). */
+SLUICE_EXPORT const char* sluice_version(void);
 
 /* Options (see sluice/options.h for every name, its default and trade-off). */
 SLUICE_EXPORT sluice_options_t* sluice_options_create(void);

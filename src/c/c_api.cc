@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 using sluice::SetLastError;
 using sluice::Status;
@@ -55,6 +56,11 @@ const char* sluice_strerror(int code) {
 }
 
 void sluice_free(void* ptr) { free(ptr); }
+
+// The library's version, from CMake's project(); the headers' must match.
+static_assert(std::string_view(SLUICE_BUILD_VERSION) == SLUICE_VERSION,
+              "include/sluice/version.h differs from CMakeLists.txt's version");
+const char* sluice_version(void) { return SLUICE_BUILD_VERSION; }
 
 sluice_options_t* sluice_options_create(void) {
   try {
