@@ -14,9 +14,9 @@ int main(int argc, char** argv) {
   double field[1024] = {3.14}, back[1024];
   size_t n;
   if (sluice_kv_open(argc > 1 ? argv[1] : "ckpt.sluice", NULL, &db) != SLUICE_OK ||
-      sluice_put(db, "step42/field", 12, field, sizeof field, SLUICE_ASYNC) ||
-      sluice_write_barrier(db) ||  /* durable once this returns */
-      sluice_get_into(db, "step42/field", 12, back, sizeof back, &n)) {
+      sluice_kv_put(db, "step42/field", 12, field, sizeof field, SLUICE_ASYNC) ||
+      sluice_kv_write_barrier(db) ||  /* durable once this returns */
+      sluice_kv_get_into(db, "step42/field", 12, back, sizeof back, &n)) {
     fprintf(stderr, "sluice: %s\n", sluice_errmsg());
     return 1;
   }

@@ -55,29 +55,29 @@ int main(int argc, char** argv) {
   sluice_store_t* s = open_store(path, argv[2]);
 
   /* put / get / append / del, with zero bytes inside */
-  CHECK_OK(sluice_put(s, "k\0a", 3, "v\0lue", 5, SLUICE_SYNC));
+  CHECK_OK(sluice_kv_put(s, "k\0a", 3, "v\0lue", 5, SLUICE_SYNC));
   void* val = NULL;
   size_t vlen = 0;
-  CHECK_OK(sluice_get(s, "k\0a", 3, &val, &vlen));
+  CHECK_OK(sluice_kv_get(s, "k\0a", 3, &val, &vlen));
   CHECK(vlen == 5 && memcmp(val, "v\0lue", 5) == 0);
   sluice_free(val);
-  CHECK_OK(sluice_append(s, "k\0a", 3, "!!", 2, SLUICE_SYNC));
+  CHECK_OK(sluice_kv_append(s, "k\0a", 3, "!!", 2, SLUICE_SYNC));
   char buf[16];
-  CHECK_OK(sluice_get_into(s, "k\0a", 3, buf, sizeof buf, &vlen));
+  CHECK_OK(sluice_kv_get_into(s, "k\0a", 3, buf, sizeof buf, &vlen));
   CHECK(vlen == 7 && memcmp(buf, "v\0lue!!", 7) == 0);
-  CHECK(sluice_get_into(s, "k\0a", 3, buf, 3, &vlen) ==
+  CHECK(sluice_kv_get_into(s, "k\0a", 3, buf, 3, &vlen) ==
         SLUICE_BUFFER_TOO_SMALL);
   CHECK(vlen == 7);
-  CHECK_OK(sluice_del(s, "k\0a", 3, SLUICE_SYNC));
+  CHECK_OK(sluice_kv_delete(s, "k\0a", 3, SLUICE_SYNC));
   val = (void*)1;
-  CHECK(sluice_get(s, "k\0a", 3, &val, &vlen) == SLUICE_NOT_FOUND);
+  CHECK(sluice_kv_get(s, "k\0a", 3, &val, &vlen) == SLUICE_NOT_FOUND);
   CHECK(val == NULL);
   CHECK(strstr(sluice_errmsg(), path) != NULL);
   CHECK(strcmp(sluice_strerror(SLUICE_NOT_FOUND), "NotFound") == 0);
 
   /* an empty value is a value, not a missing key */
-  CHECK_OK(sluice_put(s, "empty", 5, "", 0, SLUICE_SYNC));
-  CHECK_OK(sluice_get(s, "empty", 5, &val, &vlen));
+  CHECK_OK(sluice_kv_put(s, "empty", 5, "", 0, SLUICE_SYNC));
+  CHECK_OK(sluice_kv_get(s, "empty", 5, &val, &vlen));
   CHECK(val != NULL && vlen == 0);
   sluice_free(val);
 
@@ -85,35 +85,41 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 100; i++) {
     char key[32];
     int n = snprintf(key, sizeof key, "async%d", i);
-    CHECK_OK(sluice_put(s, key, (size_t)n, key, (size_t)n, SLUICE_ASYNC));
+    CHECK_OK(sluice_kv_put(s, key, (size_t)n, key, (size_t)n, SLUICE_ASYNC));
   }
-  CHECK(sluice_put(s, "x", 1, "y", 1, 42) == SLUICE_INVALID_ARGUMENT);
-  CHECK_OK(sluice_start_batch(s));
-  CHECK_OK(sluice_put(s, "batched", 7, "yes", 3, SLUICE_SYNC));
-  CHECK_OK(sluice_stop_batch(s));
-  CHECK(sluice_stop_batch(s) == SLUICE_INVALID_ARGUMENT);
-  CHECK_OK(sluice_write_barrier(s));
+  CHECK(sluice_kv_put(s, "x", 1, "y", 1, 42) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_kv_start_batch(s));
+  CHECK_OK(sluice_kv_put(s, "batched", 7, "yes", 3, SLUICE_SYNC));
+  CHECK_OK(sluice_kv_stop_batch(s));
+  CHECK(sluice_kv_stop_batch(s) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_kv_write_barrier(s));
   /* Nothing left behind by these updates: the barriers gave it back. */
   uint64_t freed = 99;
-  CHECK_OK(sluice_reclaim_space(s, &freed));
+  CHECK_OK(sluice_kv_reclaim_space(s, &freed));
   CHECK(freed == 0);
-  CHECK(sluice_reclaim_space(NULL, &freed) == SLUICE_INVALID_ARGUMENT);
+  CHECK(sluice_kv_reclaim_space(NULL, &freed) == SLUICE_INVALID_ARGUMENT);
 
   sluice_op_stats_t st;
-  CHECK_OK(sluice_stats(s, SLUICE_OP_PUT, &st));
+  CHECK_OK(sluice_kv_stats(s, SLUICE_OP_PUT, &st));
   CHECK(st.ops == 103 && st.bytes > 0); /* 2 + 100 async + 1 batched */
-  CHECK(sluice_stats(s, SLUICE_OP_COUNT, &st) == SLUICE_INVALID_ARGUMENT);
+  CHECK(sluice_kv_stats(s, SLUICE_OP_COUNT, &st) == SLUICE_INVALID_ARGUMENT);
   char line[512];
-  size_t len = sluice_stats_string(s, line, sizeof line);
-  CHECK(len > 0 && strstr(line, "put=103 ops") != NULL);
+  size_t len = 0;
+  CHECK_OK(sluice_kv_stats_string(s, line, sizeof line, &len));
+  CHECK(len == strlen(line) && strstr(line, "put=103 ops") != NULL);
+  /* Too small: the length needed, the line cut and terminated. */
+  size_t full = len;
+  CHECK(sluice_kv_stats_string(s, line, 8, &len) == SLUICE_BUFFER_TOO_SMALL);
+  CHECK(len == full && strlen(line) == 7);
+  CHECK(strstr(sluice_errmsg(), "counters") != NULL);
   CHECK_OK(sluice_kv_close(s));
 
   /* reopen: everything is there */
   s = open_store(path, argv[2]);
-  CHECK_OK(sluice_get(s, "async99", 7, &val, &vlen));
+  CHECK_OK(sluice_kv_get(s, "async99", 7, &val, &vlen));
   CHECK(vlen == 7 && memcmp(val, "async99", 7) == 0);
   sluice_free(val);
-  CHECK_OK(sluice_get(s, "batched", 7, &val, &vlen));
+  CHECK_OK(sluice_kv_get(s, "batched", 7, &val, &vlen));
   CHECK(vlen == 3 && memcmp(val, "yes", 3) == 0);
   sluice_free(val);
 
@@ -132,7 +138,7 @@ int main(int argc, char** argv) {
   sluice_options_destroy(o);
   CHECK(sluice_kv_open(argv[1], NULL, &s) == SLUICE_NOT_A_STORE);
   CHECK(strstr(sluice_errmsg(), argv[1]) != NULL);
-  CHECK(sluice_put(NULL, "k", 1, "v", 1, SLUICE_SYNC) ==
+  CHECK(sluice_kv_put(NULL, "k", 1, "v", 1, SLUICE_SYNC) ==
         SLUICE_INVALID_ARGUMENT);
   CHECK_OK(sluice_kv_close(NULL));
 

@@ -7,13 +7,13 @@
  *    thread's next Sluice call.
  *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
  *  - Handles are opaque. Whoever creates a handle destroys it:
- *    sluice_options_destroy, sluice_kv_close. Buffers returned by sluice_get are
+ *    sluice_options_destroy, sluice_kv_close. Buffers returned by sluice_kv_get are
  *    allocated by Sluice and freed with sluice_free.
  *  - Keys and values are byte strings with explicit lengths; they may hold
  *    zero bytes. Every output buffer is passed with its capacity.
  *  - Every function is local (no MPI communication) unless its comment says
  *    collective; the collective ones live in sluice/c_mpi.h.
- *  - Two families: K/V stores (sluice_kv_open, sluice_put, ...) returning
+ *  - Two families: K/V stores (sluice_kv_open, sluice_kv_put, ...) returning
  *    error codes, and files (sluice_mount, sluice_open, sluice_read, ...)
  *    behaving like their POSIX namesakes: -1 (or NULL) and errno on error.
  *  - Thread-safe: any function may be called from several threads at once,
@@ -55,14 +55,14 @@ enum {
   SLUICE_IS_A_DIRECTORY = 13,
   SLUICE_NOT_EMPTY = 14,
   SLUICE_NAME_TOO_LONG = 15,
-  SLUICE_BUFFER_TOO_SMALL = 100 /* sluice_get_into: *vlen has the size */
+  SLUICE_BUFFER_TOO_SMALL = 100 /* an output buffer: see the call */
 };
 
-/* Flags of mutating calls. */
+/* Flags of the K/V calls that change a store. */
 #define SLUICE_SYNC 0  /* applied to the store before the call returns */
 #define SLUICE_ASYNC 1 /* queued; applied in order by a background thread */
 
-/* Operation types of the performance counters. */
+/* Operation types of a K/V store's counters (sluice_kv_stats). */
 enum {
   SLUICE_OP_PUT = 0,
   SLUICE_OP_GET = 1,
@@ -99,51 +99,52 @@ SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
 SLUICE_EXPORT int sluice_options_set(sluice_options_t* options,
                                      const char* name, const char* value);
 
-/* ---- K/V stores ---------------------------------------------------------- */
+/* ---- K/V stores (sluice/kv.h) -------------------------------------------- */
 
 /* Opens or creates the store in directory `path`. `options` may be NULL for
- * the defaults. On error *store is NULL. */
+ * the defaults. */
 SLUICE_EXPORT int sluice_kv_open(const char* path,
                                  const sluice_options_t* options,
                                  sluice_store_t** store);
 /* Waits for queued updates, flushes, releases the store and frees the
- * handle, even when it returns an error. NULL is accepted. */
+ * handle. */
 SLUICE_EXPORT int sluice_kv_close(sluice_store_t* store);
 
-SLUICE_EXPORT int sluice_put(sluice_store_t* store, const void* key,
-                             size_t klen, const void* val, size_t vlen,
-                             int flags);
-/* Reads a value into a new buffer (*val, freed with sluice_free; non-NULL
- * even for an empty value) of *vlen bytes. */
-SLUICE_EXPORT int sluice_get(sluice_store_t* store, const void* key,
-                             size_t klen, void** val, size_t* vlen);
-/* Reads a value into buf[0..cap). If it does not fit, returns
- * SLUICE_BUFFER_TOO_SMALL and sets *vlen to the size needed. */
-SLUICE_EXPORT int sluice_get_into(sluice_store_t* store, const void* key,
-                                  size_t klen, void* buf, size_t cap,
-                                  size_t* vlen);
-SLUICE_EXPORT int sluice_append(sluice_store_t* store, const void* key,
+SLUICE_EXPORT int sluice_kv_put(sluice_store_t* store, const void* key,
                                 size_t klen, const void* val, size_t vlen,
                                 int flags);
-SLUICE_EXPORT int sluice_del(sluice_store_t* store, const void* key,
-                             size_t klen, int flags);
+/* Reads a value into a new buffer (*val, freed with sluice_free; non-NULL
+ * even for an empty value) of *vlen bytes. */
+SLUICE_EXPORT int sluice_kv_get(sluice_store_t* store, const void* key,
+                                size_t klen, void** val, size_t* vlen);
+/* Reads a value into buf[0..cap) and sets *vlen to its size; if it does
+ * not fit, SLUICE_BUFFER_TOO_SMALL (buf untouched). */
+SLUICE_EXPORT int sluice_kv_get_into(sluice_store_t* store, const void* key,
+                                     size_t klen, void* buf, size_t cap,
+                                     size_t* vlen);
+SLUICE_EXPORT int sluice_kv_append(sluice_store_t* store, const void* key,
+                                   size_t klen, const void* val, size_t vlen,
+                                   int flags);
+SLUICE_EXPORT int sluice_kv_delete(sluice_store_t* store, const void* key,
+                                   size_t klen, int flags);
 /* Makes every update issued before it durable; blocks until on disk. */
-SLUICE_EXPORT int sluice_write_barrier(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_write_barrier(sluice_store_t* store);
 /* Gives back the space of every stored value no key points at any more
  * (Store::ReclaimSpace: a barrier first; SLUICE_BUSY while another process
  * reads the store). *bytes_freed, if not NULL: the bytes given back. */
-SLUICE_EXPORT int sluice_reclaim_space(sluice_store_t* store,
-                                       uint64_t* bytes_freed);
-SLUICE_EXPORT int sluice_start_batch(sluice_store_t* store);
-SLUICE_EXPORT int sluice_stop_batch(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_reclaim_space(sluice_store_t* store,
+                                          uint64_t* bytes_freed);
+/* The updates between these two are written as one atomic batch. */
+SLUICE_EXPORT int sluice_kv_start_batch(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_stop_batch(sluice_store_t* store);
 
 /* Counters of one operation type (SLUICE_OP_*). */
-SLUICE_EXPORT int sluice_stats(sluice_store_t* store, int op,
-                               sluice_op_stats_t* out);
-/* The counters as one line of text, truncated to cap-1 bytes and
- * NUL-terminated; returns the full length. */
-SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
-                                         size_t cap);
+SLUICE_EXPORT int sluice_kv_stats(sluice_store_t* store, int op,
+                                  sluice_op_stats_t* out);
+/* The counters as one line of text into buf[0..cap), NUL-terminated;
+ * *len (may be NULL): its length. */
+SLUICE_EXPORT int sluice_kv_stats_string(sluice_store_t* store, char* buf,
+                                         size_t cap, size_t* len);
 
 /* ---- Files (POSIX-like) --------------------------------------------------- */
 /* A process mounts one Sluice file system (sluice/fs.h) at a time: the
