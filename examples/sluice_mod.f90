@@ -38,10 +38,12 @@ module sluice
       integer(c_int), value :: flags
       type(c_ptr) :: ds
     end function
-    integer(c_int64_t) function sluice_dataset_id(ds) &
+    ! The id opened (HIGHEST and NEWEST resolved), into id.
+    integer(c_int) function sluice_dataset_id(ds, id) &
         bind(C, name="sluice_dataset_id")
-      import :: c_int64_t, c_ptr
+      import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: ds
+      integer(c_int64_t) :: id
     end function
     integer(c_int) function sluice_dataset_close(ds) &
         bind(C, name="sluice_dataset_close")

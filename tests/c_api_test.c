@@ -1,5 +1,6 @@
 /* The C API, from plain C: every call, its error codes and messages.
  * Usage: c_api_test DIR BACKEND   (DIR must not exist yet). Exit 0 = pass. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,88 @@ static void check_version(void) {
     fprintf(stderr, "headers %s, library %s\n", SLUICE_VERSION,
             sluice_version());
   }
+}
+
+/* The checkpoint calls in one process: one error convention (an int code,
+ * the message in sluice_errmsg()), NULL accepted by the calls that free,
+ * output lengths. Data under `dir`. */
+static void check_checkpoint_calls(const char* dir) {
+  setenv("SLUICE_DATA_ROOTS", dir, 1);
+  sluice_context_t* ctx = (sluice_context_t*)1;
+  CHECK(sluice_init_single("bad name", NULL, &ctx) == SLUICE_INVALID_ARGUMENT);
+  CHECK(ctx == NULL && strstr(sluice_errmsg(), "bad name") != NULL);
+  CHECK_OK(sluice_init_single("capi", NULL, &ctx));
+  if (ctx == NULL) return;
+
+  /* Configuration: a value, its length, a buffer too small, a bad name. */
+  char val[64];
+  size_t len = 0;
+  CHECK_OK(sluice_config_set(ctx, "dataset_mode", "basic"));
+  CHECK_OK(sluice_config_get(ctx, "dataset_mode", NULL, val, sizeof val, &len));
+  CHECK(strcmp(val, "basic") == 0 && len == 5);
+  CHECK(sluice_config_get(ctx, "dataset_mode", NULL, val, 3, &len) ==
+        SLUICE_BUFFER_TOO_SMALL);
+  CHECK(len == 5 && strcmp(val, "ba") == 0);
+  CHECK(strstr(sluice_errmsg(), "dataset_mode") != NULL);
+  CHECK_OK(sluice_config_get(ctx, "dataset_mode", NULL, val, sizeof val, NULL));
+  CHECK(sluice_config_get(ctx, "dataset_mod", NULL, val, sizeof val, &len) ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK(strstr(sluice_errmsg(), "dataset_mode") != NULL); /* closest name */
+  CHECK(sluice_config_set(ctx, "no_such_variable", "1") ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK(strstr(sluice_errmsg(), "no_such_variable") != NULL);
+
+  /* Write id 5, non-blocking, then read it back as HIGHEST. */
+  sluice_dataset_t* ds = NULL;
+  sluice_element_t* el = NULL;
+  sluice_request_t* req = NULL;
+  size_t got = 99;
+  CHECK_OK(sluice_dataset_open(ctx, "dump", 5, SLUICE_DATASET_WRITE, &ds));
+  CHECK_OK(sluice_element_open(ds, "density", SLUICE_ELEMENT_UNIQUE, &el));
+  CHECK_OK(sluice_element_write_nb(el, 0, "0123456789", 10, &req));
+  CHECK_OK(sluice_request_wait(&req, &got));
+  CHECK(req == NULL && got == 10);
+  CHECK_OK(sluice_request_wait(&req, &got)); /* a NULL request is done */
+  CHECK(got == 0);
+  int done = 0;
+  CHECK_OK(sluice_request_test(&req, &done, NULL));
+  CHECK(done == 1);
+  CHECK_OK(sluice_element_close(el));
+  CHECK_OK(sluice_dataset_close(ds));
+
+  int64_t id = -7;
+  ds = (sluice_dataset_t*)1;
+  CHECK(sluice_dataset_open(ctx, "dump", 6, SLUICE_DATASET_READ, &ds) ==
+        SLUICE_NOT_FOUND);
+  CHECK(ds == NULL && strstr(sluice_errmsg(), "dump") != NULL);
+  CHECK_OK(sluice_dataset_open(ctx, "dump", SLUICE_DATASET_ID_HIGHEST,
+                               SLUICE_DATASET_READ, &ds));
+  CHECK_OK(sluice_dataset_id(ds, &id));
+  CHECK(id == 5);
+  CHECK(sluice_dataset_id(NULL, &id) == SLUICE_INVALID_ARGUMENT);
+  CHECK(sluice_dataset_id(ds, NULL) == SLUICE_INVALID_ARGUMENT);
+  el = (sluice_element_t*)1;
+  CHECK(sluice_element_open(ds, "pressure", SLUICE_ELEMENT_UNIQUE, &el) ==
+        SLUICE_NOT_FOUND);
+  CHECK(el == NULL && strstr(sluice_errmsg(), "pressure") != NULL);
+  CHECK(sluice_element_open(ds, "density", 7, &el) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_element_open(ds, "density", SLUICE_ELEMENT_UNIQUE, &el));
+  CHECK_OK(sluice_element_read(el, 0, val, sizeof val, &got));
+  CHECK(got == 10 && memcmp(val, "0123456789", 10) == 0);
+  CHECK_OK(sluice_element_close(el));
+  CHECK_OK(sluice_dataset_close(ds));
+
+  /* The calls that free accept NULL; the others refuse it with a code. */
+  CHECK_OK(sluice_element_close(NULL));
+  CHECK_OK(sluice_dataset_close(NULL));
+  CHECK(sluice_element_write(NULL, 0, "x", 1) == SLUICE_INVALID_ARGUMENT);
+  CHECK(strstr(sluice_errmsg(), "NULL") != NULL);
+  CHECK(sluice_dataset_open(NULL, "dump", 1, SLUICE_DATASET_WRITE, &ds) ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK(sluice_request_wait(NULL, NULL) == SLUICE_INVALID_ARGUMENT);
+  CHECK_OK(sluice_fini(ctx));
+  CHECK_OK(sluice_fini(NULL));
+  unsetenv("SLUICE_DATA_ROOTS");
 }
 
 int main(int argc, char** argv) {
@@ -143,6 +226,9 @@ int main(int argc, char** argv) {
   CHECK_OK(sluice_kv_close(NULL));
 
   check_version();
+  char ckpt[4096];
+  snprintf(ckpt, sizeof ckpt, "%s/ckpt", argv[1]);
+  check_checkpoint_calls(ckpt);
 
   if (failures) {
     fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);

@@ -1,24 +1,43 @@
-/* Sluice C API: a checkpoint store for C and Fortran codes.
+/* Sluice C API: checkpoints for C and Fortran codes.
  *
  * Conventions
- *  - Every fallible function returns an int: SLUICE_OK (0) or an error code
- *    below. The message of the calling thread's last error, which names the
- *    path or key concerned, is sluice_errmsg(); it stays valid until that
- *    thread's next Sluice call.
+ *  - Errors. The calls of the K/V stores (sluice_kv_*), the options and
+ *    the checkpoints (contexts, configuration, datasets, elements,
+ *    requests, performance variables) return an int: SLUICE_OK (0) or one
+ *    of the positive codes below. The file calls (sluice_mount,
+ *    sluice_open, sluice_read, sluice_stat, ...) mimic their POSIX
+ *    namesakes instead: -1 (NULL for sluice_opendir) and errno. Either
+ *    way sluice_errmsg() is the calling thread's last error message,
+ *    naming the path, key, handle or rank concerned; it stays valid until
+ *    that thread's next Sluice call. sluice_strerror names a code.
  *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
- *  - Handles are opaque. Whoever creates a handle destroys it:
- *    sluice_options_destroy, sluice_kv_close. Buffers returned by sluice_kv_get are
- *    allocated by Sluice and freed with sluice_free.
- *  - Keys and values are byte strings with explicit lengths; they may hold
- *    zero bytes. Every output buffer is passed with its capacity.
- *  - Every function is local (no MPI communication) unless its comment says
- *    collective; the collective ones live in sluice/c_mpi.h.
- *  - Two families: K/V stores (sluice_kv_open, sluice_kv_put, ...) returning
- *    error codes, and files (sluice_mount, sluice_open, sluice_read, ...)
- *    behaving like their POSIX namesakes: -1 (or NULL) and errno on error.
- *  - Thread-safe: any function may be called from several threads at once,
- *    on the same store handle too (but not after sluice_close).
- *  - Version: SLUICE_VERSION (sluice/version.h) is the version of these
+ *  - Ownership. Handles are opaque; each is made by one call and freed by
+ *    one: sluice_options_create/_destroy, sluice_kv_open/_close,
+ *    sluice_init_single or sluice_init_mpi / sluice_fini,
+ *    sluice_dataset_open/_close, sluice_element_open/_close,
+ *    a request by sluice_request_wait (or sluice_request_test once done),
+ *    sluice_opendir/sluice_closedir. A freeing call frees the handle even
+ *    when it returns an error, and one returning a code accepts NULL
+ *    (SLUICE_OK, nothing done). A handle returned through an out-parameter
+ *    is NULL after an error. Buffers Sluice allocates (sluice_kv_get) are
+ *    freed with sluice_free. Strings passed in are NUL-terminated and are
+ *    not kept after the call.
+ *  - Lengths. Keys and values are bytes with explicit lengths; they may
+ *    hold zero bytes. Every buffer Sluice writes into comes with its
+ *    capacity. When the result does not fit, the call returns
+ *    SLUICE_BUFFER_TOO_SMALL and sets its length out-parameter to the
+ *    length needed; a value is then not written, a string is written
+ *    truncated and NUL-terminated (its length never counts the NUL).
+ *  - Collective or local. A call marked collective must be made by every
+ *    rank of the context (or communicator), in the same order:
+ *    sluice_init_mpi, sluice_fini, sluice_dataset_open, _close, _unlink,
+ *    _should_checkpoint, and sluice_kv_write_barrier_all. Every other call
+ *    is local: it communicates with no other process. The MPI entry
+ *    points live in sluice/c_mpi.h, so serial codes never need mpi.h.
+ *  - Threads. Any call may be made from several threads at once, on one
+ *    handle too, but a handle must not be used during or after the call
+ *    that frees it.
+ *  - Version. SLUICE_VERSION (sluice/version.h) is the version of these
  *    headers, sluice_version() that of the library the program runs with.
  */
 #ifndef SLUICE_SLUICE_H_
@@ -55,7 +74,7 @@ enum {
   SLUICE_IS_A_DIRECTORY = 13,
   SLUICE_NOT_EMPTY = 14,
   SLUICE_NAME_TOO_LONG = 15,
-  SLUICE_BUFFER_TOO_SMALL = 100 /* an output buffer: see the call */
+  SLUICE_BUFFER_TOO_SMALL = 100 /* an output buffer: see Lengths above */
 };
 
 /* Flags of the K/V calls that change a store. */
@@ -82,16 +101,18 @@ typedef struct sluice_op_stats_t {
   uint64_t nanos;
 } sluice_op_stats_t;
 
-/* The calling thread's last error message ("" if none). */
+/* The calling thread's last error message. */
 SLUICE_EXPORT const char* sluice_errmsg(void);
 /* A short name of an error code ("NotFound", ...). */
 SLUICE_EXPORT const char* sluice_strerror(int code);
 SLUICE_EXPORT void sluice_free(void* ptr);
 /* The version of the library ("MAJOR.MINOR.PATCH"), to compare with the
- * headers' SLUICE_VERSION (sluice/version.h). */
+ * headers' SLUICE_VERSION. */
 SLUICE_EXPORT const char* sluice_version(void);
 
-/* Options (see sluice/options.h for every name, its default and trade-off). */
+/* Options of the stores under a K/V store (sluice_kv_open) or a file
+ * system (sluice_mount): see sluice/options.h for every name, its default
+ * and trade-off. NULL only when out of memory. */
 SLUICE_EXPORT sluice_options_t* sluice_options_create(void);
 SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
 /* Sets an option by name: sluice_options_set(o, "write_buffer_size", "64m").
@@ -220,7 +241,7 @@ SLUICE_EXPORT int sluice_closedir(sluice_dir_t* dir);
  * only once every rank's close succeeded. Every call returns SLUICE_OK or
  * an error code, with sluice_errmsg(). Calls marked collective must be made
  * by every rank of the context, in the same order; sluice_init_mpi is in
- * sluice/c_mpi.h. */
+ * sluice/c_mpi.h. Several contexts may live in one process. */
 typedef struct sluice_context_t sluice_context_t;
 typedef struct sluice_dataset_t sluice_dataset_t;
 typedef struct sluice_element_t sluice_element_t;
@@ -262,11 +283,10 @@ SLUICE_EXPORT int sluice_fini(sluice_context_t* ctx);
 SLUICE_EXPORT int sluice_config_set(sluice_context_t* ctx, const char* name,
                                     const char* value);
 /* The effective value of a variable for `dataset` (NULL: the context's),
- * into buf[0..cap) NUL-terminated; SLUICE_BUFFER_TOO_SMALL if it does not
- * fit. */
+ * into buf[0..cap) NUL-terminated; *len (may be NULL): its length. */
 SLUICE_EXPORT int sluice_config_get(sluice_context_t* ctx, const char* name,
                                     const char* dataset, char* buf,
-                                    size_t cap);
+                                    size_t cap, size_t* len);
 
 /* Opens id `id` of dataset `name`: SLUICE_DATASET_WRITE with id >= 0, or
  * SLUICE_DATASET_READ with id >= 0, SLUICE_DATASET_ID_HIGHEST or
@@ -275,7 +295,7 @@ SLUICE_EXPORT int sluice_dataset_open(sluice_context_t* ctx, const char* name,
                                       int64_t id, int flags,
                                       sluice_dataset_t** ds);
 /* The id opened (HIGHEST and NEWEST resolved). */
-SLUICE_EXPORT int64_t sluice_dataset_id(const sluice_dataset_t* ds);
+SLUICE_EXPORT int sluice_dataset_id(const sluice_dataset_t* ds, int64_t* id);
 /* Writing: waits for this rank's requests, closes its elements, makes its
  * data durable and commits the id if every rank did; otherwise every rank
  * gets the error naming the first failing rank, and the id does not exist.
@@ -363,10 +383,11 @@ SLUICE_EXPORT int sluice_element_read_strided_nb(
     sluice_element_t* el, uint64_t offset, void* buf, size_t count,
     size_t block, uint64_t stride, sluice_request_t** req);
 /* Waits for *req, returns its outcome (*got: bytes moved; may be NULL),
- * frees it and sets *req to NULL. */
+ * frees it and sets *req to NULL. A NULL *req is done at once (SLUICE_OK,
+ * *got = 0), as MPI_Wait of MPI_REQUEST_NULL. */
 SLUICE_EXPORT int sluice_request_wait(sluice_request_t** req, size_t* got);
-/* *done = 1 when finished: then as sluice_request_wait. Else *done = 0 and
- * SLUICE_OK. */
+/* *done = 1 when finished (or *req NULL): then as sluice_request_wait.
+ * Else *done = 0 and SLUICE_OK. */
 SLUICE_EXPORT int sluice_request_test(sluice_request_t** req, int* done,
                                       size_t* got);
 
