@@ -1,20 +1,21 @@
 /* Sluice C API: checkpoints for C and Fortran codes.
  *
  * Conventions
- *  - Errors. The calls of the K/V stores (sluice_kv_*), the options and
- *    the checkpoints (contexts, configuration, datasets, elements,
- *    requests, performance variables) return an int: SLUICE_OK (0) or one
- *    of the positive codes below. The file calls (sluice_mount,
- *    sluice_open, sluice_read, sluice_stat, ...) mimic their POSIX
- *    namesakes instead: -1 (NULL for sluice_opendir) and errno. Either
- *    way sluice_errmsg() is the calling thread's last error message,
- *    naming the path, key, handle or rank concerned; it stays valid until
- *    that thread's next Sluice call. sluice_strerror names a code.
+ *  - Errors. The calls of the K/V stores (sluice_kv_*), the options, the
+ *    mounts (sluice_mount, sluice_unmount) and the checkpoints (contexts,
+ *    configuration, datasets, elements, requests, performance variables)
+ *    return an int: SLUICE_OK (0) or one of the positive codes below. The
+ *    file calls on a mount (sluice_open, sluice_read, sluice_stat, ...)
+ *    mimic their POSIX namesakes instead: -1 (NULL for sluice_opendir) and
+ *    errno. Either way sluice_errmsg() is the calling thread's last error
+ *    message, naming the path, key, handle or rank concerned; it stays
+ *    valid until that thread's next Sluice call. sluice_strerror names a
+ *    code.
  *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
  *  - Ownership. Handles are opaque; each is made by one call and freed by
  *    one: sluice_options_create/_destroy, sluice_kv_open/_close,
- *    sluice_init_single or sluice_init_mpi / sluice_fini,
- *    sluice_dataset_open/_close, sluice_element_open/_close,
+ *    sluice_mount/sluice_unmount, sluice_init_single or sluice_init_mpi /
+ *    sluice_fini, sluice_dataset_open/_close, sluice_element_open/_close,
  *    a request by sluice_request_wait (or sluice_request_test once done),
  *    sluice_opendir/sluice_closedir. A freeing call frees the handle even
  *    when it returns an error, and one returning a code accepts NULL
@@ -36,7 +37,9 @@
  *    points live in sluice/c_mpi.h, so serial codes never need mpi.h.
  *  - Threads. Any call may be made from several threads at once, on one
  *    handle too, but a handle must not be used during or after the call
- *    that frees it.
+ *    that frees it. A descriptor may be closed, or its mount unmounted,
+ *    while another thread uses it: the close waits for the calls in
+ *    flight, later calls fail with EBADF.
  *  - Version. SLUICE_VERSION (sluice/version.h) is the version of these
  *    headers, sluice_version() that of the library the program runs with.
  */
@@ -167,33 +170,61 @@ SLUICE_EXPORT int sluice_kv_stats(sluice_store_t* store, int op,
 SLUICE_EXPORT int sluice_kv_stats_string(sluice_store_t* store, char* buf,
                                          size_t cap, size_t* len);
 
-/* ---- Files (POSIX-like) --------------------------------------------------- */
-/* A process mounts one Sluice file system (sluice/fs.h) at a time: the
- * directory `root` holds one store per writer. A writer (writer >= 0, e.g.
- * its MPI rank) writes its own store, and reads it merged with what the
- * other writers made durable (close, fsync); SLUICE_READER opens every
- * writer's store read-only and merges them. Unlink, rename, truncate,
- * chmod, utimens and rmdir of a file other writers also hold change every
- * writer's part, or fail with EBUSY (changing none) while another process
- * has one of their stores open. With other writers' stores present, an
- * O_APPEND write lands after every writer's durable end of the file, under
- * a lock, and is durable when it returns: appends of several writers to
- * one log never overlap or get lost. `options` may be NULL; besides
- * the store options it takes "extent_bytes" (write-combining, default 4m).
- * Then the calls below take paths inside the file system ("/a/b") and
- * behave as POSIX's: they return -1 (NULL for opendir/readdir) and set
- * errno (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENAMETOOLONG, EBADF,
- * EINVAL, EROFS, ENOSPC, EIO for corruption, ...); sluice_errmsg() has the
- * details.
- * Descriptors are Sluice's own, not kernel descriptors. */
+/* ---- Files (POSIX-like; sluice/fs.h) --------------------------------------
+ * sluice_mount opens the Sluice file system in directory `root`, which
+ * holds one store per writer, and returns a handle to it. A writer
+ * (writer >= 0, e.g. its MPI rank) writes its own store, and reads it
+ * merged with what the other writers made durable (close, fsync);
+ * SLUICE_READER opens every writer's store read-only and merges them.
+ * Unlink, rename, truncate, chmod, utimens and rmdir of a file other
+ * writers also hold change every writer's part, or fail with EBUSY
+ * (changing none) while another process has one of their stores open.
+ * With other writers' stores present, an O_APPEND write lands after every
+ * writer's durable end of the file, under a lock, and is durable when it
+ * returns: appends of several writers to one log never overlap or get
+ * lost. `options` may be NULL; besides the store options it takes
+ * "extent_bytes" (write-combining, default 4m).
+ *
+ * A process may hold several mounts at once: of different roots (read
+ * checkpoint N from one while writing N+1 to another), of one root as
+ * different writers, or of one root as SLUICE_READER while another mount
+ * writes it (with the option snapshot_reads, which sees what the writer
+ * last made durable; without it the reader's open is SLUICE_BUSY). Two
+ * mounts of one store (one root, one writer) are SLUICE_BUSY, as two
+ * processes would be. Libraries in one process each mount their own.
+ *
+ * The calls that take a path take the handle of the file system the path
+ * is in ("/a/b"), as openat takes a directory; a NULL handle is EBADF. The
+ * calls that take a descriptor take it alone: a descriptor belongs to the
+ * mount that opened it, and its number is unique among the process's open
+ * descriptors of every mount. A closed descriptor's number is not given
+ * out again for about 2^31 opens, so a stale descriptor fails with EBADF,
+ * never reaching another file. These calls behave as POSIX's: they return
+ * -1 (NULL for opendir/readdir) and set errno (ENOENT, EEXIST, ENOTDIR,
+ * EISDIR, ENOTEMPTY, ENAMETOOLONG, EBADF, EINVAL, EROFS, ENOSPC, EIO for
+ * corruption, ...); sluice_errmsg() has the details. Descriptors are
+ * Sluice's own, not kernel descriptors.
+ *
+ * The C++ streams (sluice/stream.h) use a mount of their own, made by
+ * sluice::fstream::initialize. */
 #define SLUICE_READER (-1)
 
+typedef struct sluice_fs_t sluice_fs_t;
 typedef struct sluice_dir_t sluice_dir_t;
 
+/* Mounts the file system in `root` as `writer` (or SLUICE_READER), creating
+ * it if needed, into *fs. */
 SLUICE_EXPORT int sluice_mount(const char* root, int writer,
-                               const sluice_options_t* options);
-/* Closes open files (writing their data and checksums) and the stores. */
-SLUICE_EXPORT int sluice_unmount(void);
+                               const sluice_options_t* options,
+                               sluice_fs_t** fs);
+/* Closes the files still open on the mount, as sluice_close does (writing
+ * their data and checksums: they are complete), then the stores, and
+ * frees the handle. The first error is returned, naming the file; the rest
+ * is closed all the same. The mount's descriptors are then closed: calls
+ * on them fail with EBADF. Directory streams (sluice_opendir) are
+ * snapshots and stay readable until sluice_closedir. A program that exits
+ * with mounts open has them closed the same way, at exit. */
+SLUICE_EXPORT int sluice_unmount(sluice_fs_t* fs);
 
 /* Flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND,
  * O_SYNC, O_DSYNC, O_DIRECTORY; others are ignored. With O_SYNC or O_DSYNC
@@ -202,7 +233,8 @@ SLUICE_EXPORT int sluice_unmount(void);
  * opening a directory is EISDIR (sluice_opendir reads directories),
  * O_DIRECTORY on a file ENOTDIR, and O_DIRECTORY with O_CREAT EINVAL (as
  * on Linux), each before anything is created or truncated. */
-SLUICE_EXPORT int sluice_open(const char* path, int flags, ... /* mode */);
+SLUICE_EXPORT int sluice_open(sluice_fs_t* fs, const char* path, int flags,
+                              ... /* mode */);
 SLUICE_EXPORT int sluice_close(int fd);
 SLUICE_EXPORT ssize_t sluice_read(int fd, void* buf, size_t n);
 SLUICE_EXPORT ssize_t sluice_write(int fd, const void* buf, size_t n);
@@ -215,20 +247,25 @@ SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
 SLUICE_EXPORT int sluice_fsync(int fd);
 /* A negative size is EINVAL and changes nothing. */
 SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);
-SLUICE_EXPORT int sluice_truncate(const char* path, off_t size);
+SLUICE_EXPORT int sluice_truncate(sluice_fs_t* fs, const char* path,
+                                  off_t size);
 /* Permission bits, and access and modification times as utimensat's:
  * NULL is now for both, UTIME_NOW and UTIME_OMIT as there. Owners are not
  * kept. */
-SLUICE_EXPORT int sluice_chmod(const char* path, mode_t mode);
-SLUICE_EXPORT int sluice_utimens(const char* path,
+SLUICE_EXPORT int sluice_chmod(sluice_fs_t* fs, const char* path,
+                               mode_t mode);
+SLUICE_EXPORT int sluice_utimens(sluice_fs_t* fs, const char* path,
                                  const struct timespec times[2]);
-SLUICE_EXPORT int sluice_stat(const char* path, struct stat* st);
+SLUICE_EXPORT int sluice_stat(sluice_fs_t* fs, const char* path,
+                              struct stat* st);
 SLUICE_EXPORT int sluice_fstat(int fd, struct stat* st);
-SLUICE_EXPORT int sluice_unlink(const char* path);
-SLUICE_EXPORT int sluice_rename(const char* from, const char* to);
-SLUICE_EXPORT int sluice_mkdir(const char* path, mode_t mode);
-SLUICE_EXPORT int sluice_rmdir(const char* path);
-SLUICE_EXPORT sluice_dir_t* sluice_opendir(const char* path);
+SLUICE_EXPORT int sluice_unlink(sluice_fs_t* fs, const char* path);
+SLUICE_EXPORT int sluice_rename(sluice_fs_t* fs, const char* from,
+                                const char* to);
+SLUICE_EXPORT int sluice_mkdir(sluice_fs_t* fs, const char* path,
+                               mode_t mode);
+SLUICE_EXPORT int sluice_rmdir(sluice_fs_t* fs, const char* path);
+SLUICE_EXPORT sluice_dir_t* sluice_opendir(sluice_fs_t* fs, const char* path);
 /* The next entry (d_name, d_type), valid until the next call; NULL at the
  * end (errno unchanged) or on error (errno set). */
 SLUICE_EXPORT struct dirent* sluice_readdir(sluice_dir_t* dir);
