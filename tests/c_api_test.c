@@ -92,6 +92,17 @@ static void check_checkpoint_calls(const char* dir) {
   CHECK_OK(sluice_element_close(el));
   CHECK_OK(sluice_dataset_close(ds));
 
+  /* The list: too small an array is SLUICE_BUFFER_TOO_SMALL and the
+   * count; one that fits holds the id. */
+  sluice_dataset_id_info_t info[2];
+  size_t count = 0;
+  CHECK(sluice_dataset_list(ctx, "dump", info, 0, &count) ==
+        SLUICE_BUFFER_TOO_SMALL);
+  CHECK(count == 1 && strstr(sluice_errmsg(), "dump") != NULL);
+  CHECK_OK(sluice_dataset_list(ctx, "dump", info, 2, &count));
+  CHECK(count == 1 && info[0].id == 5 && info[0].state == SLUICE_ID_COMMITTED &&
+        info[0].bytes == 10);
+
   int64_t id = -7;
   ds = (sluice_dataset_t*)1;
   CHECK(sluice_dataset_open(ctx, "dump", 6, SLUICE_DATASET_READ, &ds) ==

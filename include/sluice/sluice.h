@@ -1,10 +1,11 @@
 /* Sluice C API: checkpoints for C and Fortran codes.
  *
  * Conventions
- *  - Errors. The calls of the K/V stores (sluice_kv_*), the options, the
- *    mounts (sluice_mount, sluice_unmount) and the checkpoints (contexts,
- *    configuration, datasets, elements, requests, performance variables)
- *    return an int: SLUICE_OK (0) or one of the positive codes below. The
+ *  - Errors. The calls of the K/V stores (sluice_kv_*), the options
+ *    (sluice_options_set), the mounts (sluice_mount, sluice_unmount) and
+ *    the checkpoints (contexts, configuration, datasets, elements,
+ *    requests, performance variables) return an int: SLUICE_OK (0) or one
+ *    of the positive codes below. The
  *    file calls on a mount (sluice_open, sluice_read, sluice_stat, ...)
  *    mimic their POSIX namesakes instead: -1 (NULL for sluice_opendir) and
  *    errno. Either way sluice_errmsg() is the calling thread's last error
@@ -27,8 +28,9 @@
  *    hold zero bytes. Every buffer Sluice writes into comes with its
  *    capacity. When the result does not fit, the call returns
  *    SLUICE_BUFFER_TOO_SMALL and sets its length out-parameter to the
- *    length needed; a value is then not written, a string is written
- *    truncated and NUL-terminated (its length never counts the NUL).
+ *    length needed; a value is then not written, a string or a list is
+ *    written cut short (a string NUL-terminated; its length never counts
+ *    the NUL).
  *  - Collective or local. A call marked collective must be made by every
  *    rank of the context (or communicator), in the same order:
  *    sluice_init_mpi, sluice_fini, sluice_dataset_open, _close, _unlink,
@@ -343,7 +345,7 @@ SLUICE_EXPORT int sluice_dataset_close(sluice_dataset_t* ds);
 SLUICE_EXPORT int sluice_dataset_unlink(sluice_context_t* ctx,
                                         const char* name, int64_t id);
 /* The ids of dataset `name`, ascending, into out[0..cap); *count is how
- * many there are (may exceed cap). Local. */
+ * many there are (SLUICE_BUFFER_TOO_SMALL when more than cap). Local. */
 SLUICE_EXPORT int sluice_dataset_list(sluice_context_t* ctx, const char* name,
                                       sluice_dataset_id_info_t* out,
                                       size_t cap, size_t* count);

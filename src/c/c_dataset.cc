@@ -154,7 +154,13 @@ int sluice_dataset_list(sluice_context_t* ctx, const char* name,
       out[i].commit_time_ns = ids[i].commit_time_ns;
       out[i].ranks = ids[i].ranks;
     }
-    return SLUICE_OK;
+    if (ids.size() > cap) {
+      SetLastError(Status::InvalidArgument(
+          std::string(name) + " has " + std::to_string(ids.size()) +
+          " ids; the array holds " + std::to_string(cap)));
+      return SLUICE_BUFFER_TOO_SMALL;
+    }
+    return SetLastError(Status::OK());
   })
 }
 
