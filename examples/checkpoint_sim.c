@@ -90,8 +90,9 @@ static int64_t restore(sluice_context_t* ctx, double* rho, double* vel,
   check(sluice_element_read(el, 0, m, sizeof m, &got), "read meta");
   check(sluice_element_close(el), "close meta");
   if (got != sizeof m || m[1] != G) {
-    fprintf(stderr, "checkpoint %lld is not of this program\n",
-            (long long)sluice_dataset_id(ds));
+    int64_t id = -1;
+    check(sluice_dataset_id(ds, &id), "the id opened");
+    fprintf(stderr, "checkpoint %lld is not of this program\n", (long long)id);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   check(sluice_element_open(ds, "density", SLUICE_ELEMENT_SHARED, &el),

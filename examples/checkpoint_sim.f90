@@ -17,7 +17,7 @@ program checkpoint_sim_f
   integer(c_int64_t), parameter :: G = 50000
   integer :: ierr, rank, nranks, i
   integer(c_int) :: rc
-  integer(c_int64_t) :: lo, hi, n, step, steps, every
+  integer(c_int64_t) :: lo, hi, n, step, steps, every, id
   integer(c_int64_t), allocatable, target :: a(:)
   integer(c_int64_t), target :: meta(2)
   integer(c_int64_t) :: total, mine
@@ -48,6 +48,7 @@ program checkpoint_sim_f
   rc = sluice_init_mpi_f(MPI_COMM_WORLD, sluice_cstr('checkpoint_sim_f'), &
                          c_null_ptr, ctx)
   call check(rc, 'init')
+  if (rank == 0) print '(2a)', 'checkpoint_sim_f with Sluice ', sluice_version()
   lo = G * rank / nranks
   hi = G * (rank + 1) / nranks
   n = hi - lo
@@ -58,6 +59,7 @@ program checkpoint_sim_f
   rc = sluice_dataset_open(ctx, sluice_cstr('state'), &
                            SLUICE_DATASET_ID_HIGHEST, SLUICE_DATASET_READ, ds)
   if (rc == SLUICE_OK) then
+    call check(sluice_dataset_id(ds, id), 'the id opened')
     call check(sluice_element_open_rank(ds, sluice_cstr('meta'), 0, el), 'meta')
     call check(sluice_element_read(el, 0_c_int64_t, c_loc(meta), &
                                    int(16, c_size_t), got), 'read meta')
@@ -69,6 +71,10 @@ program checkpoint_sim_f
     call check(sluice_element_close(el), 'close a')
     call check(sluice_dataset_close(ds), 'close')
     step = meta(1)
+    if (id /= step) then  ! each checkpoint's id is its step
+      print '(a,i0,a,i0)', 'checkpoint ', id, ' holds step ', step
+      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
     if (rank == 0) print '(a,i0)', 'restart from checkpoint ', step
   else if (rc == SLUICE_NOT_FOUND) then
     do i = 1, int(n)

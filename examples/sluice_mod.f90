@@ -38,10 +38,12 @@ module sluice
       integer(c_int), value :: flags
       type(c_ptr) :: ds
     end function
-    integer(c_int64_t) function sluice_dataset_id(ds) &
+    ! The id opened (HIGHEST and NEWEST resolved), into id.
+    integer(c_int) function sluice_dataset_id(ds, id) &
         bind(C, name="sluice_dataset_id")
-      import :: c_int64_t, c_ptr
+      import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: ds
+      integer(c_int64_t) :: id
     end function
     integer(c_int) function sluice_dataset_close(ds) &
         bind(C, name="sluice_dataset_close")
@@ -96,6 +98,9 @@ module sluice
     type(c_ptr) function sluice_errmsg_c() bind(C, name="sluice_errmsg")
       import :: c_ptr
     end function
+    type(c_ptr) function sluice_version_c() bind(C, name="sluice_version")
+      import :: c_ptr
+    end function
     integer(c_size_t) function strlen_c(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
@@ -114,15 +119,26 @@ contains
   ! The calling thread's last error message.
   function sluice_errmsg() result(msg)
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
+    msg = sluice_fstr(sluice_errmsg_c())
+  end function
+
+  ! The library's version ("MAJOR.MINOR.PATCH").
+  function sluice_version() result(v)
+    character(len=:), allocatable :: v
+    v = sluice_fstr(sluice_version_c())
+  end function
+
+  ! A Fortran copy of the C string at p.
+  function sluice_fstr(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    p = sluice_errmsg_c()
     n = int(strlen_c(p))
     call c_f_pointer(p, chars, [n])
-    allocate(character(len=n) :: msg)
+    allocate(character(len=n) :: s)
     do i = 1, n
-      msg(i:i) = chars(i)
+      s(i:i) = chars(i)
     end do
   end function
 

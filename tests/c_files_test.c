@@ -24,11 +24,14 @@ static int failures = 0;
     }                                                                     \
   } while (0)
 
+/* The file system the calls below use. */
+static sluice_fs_t* fs = NULL;
+
+/* Mounts `root` into `fs`; returns a SLUICE_* code. */
 static int mount_with(const char* root, int writer, const char* backend) {
   sluice_options_t* o = sluice_options_create();
-  int rc = sluice_options_set(o, "backend", backend) == SLUICE_OK
-               ? sluice_mount(root, writer, o)
-               : -1;
+  int rc = sluice_options_set(o, "backend", backend);
+  if (rc == SLUICE_OK) rc = sluice_mount(root, writer, o, &fs);
   sluice_options_destroy(o);
   return rc;
 }
@@ -38,16 +41,16 @@ static int mount_with(const char* root, int writer, const char* backend) {
  * descriptor made durable by fsync on another, read-only one. The exit
  * code says which step failed. */
 static void durable_writes_then_die(const char* root, const char* backend) {
-  if (mount_with(root, 0, backend) != 0) _exit(10);
-  int fd = sluice_open("/sync", O_WRONLY | O_CREAT | O_SYNC, 0644);
+  if (mount_with(root, 0, backend) != SLUICE_OK) _exit(10);
+  int fd = sluice_open(fs, "/sync", O_WRONLY | O_CREAT | O_SYNC, 0644);
   if (fd < 0 || sluice_write(fd, "written with O_SYNC", 19) != 19 ||
       sluice_pwrite(fd, "+later", 6, 100) != 6) {
     _exit(11);
   }
-  fd = sluice_open("/dsync", O_RDWR | O_CREAT | O_DSYNC, 0644);
+  fd = sluice_open(fs, "/dsync", O_RDWR | O_CREAT | O_DSYNC, 0644);
   if (fd < 0 || sluice_write(fd, "written with O_DSYNC", 20) != 20) _exit(12);
-  int w = sluice_open("/rofsync", O_WRONLY | O_CREAT, 0644);
-  int r = sluice_open("/rofsync", O_RDONLY);
+  int w = sluice_open(fs, "/rofsync", O_WRONLY | O_CREAT, 0644);
+  int r = sluice_open(fs, "/rofsync", O_RDONLY);
   if (w < 0 || r < 0 || sluice_write(w, "synced by a read-only fd", 24) != 24 ||
       sluice_fsync(r) != 0) {
     _exit(13);
@@ -60,7 +63,7 @@ static void durable_writes_then_die(const char* root, const char* backend) {
 static int holds(const char* path, off_t off, const char* want) {
   char got[64];
   size_t len = strlen(want);
-  int fd = sluice_open(path, O_RDONLY);
+  int fd = sluice_open(fs, path, O_RDONLY);
   int ok = fd >= 0 && sluice_pread(fd, got, len, off) == (ssize_t)len &&
            memcmp(got, want, len) == 0;
   if (fd >= 0) sluice_close(fd);
@@ -87,12 +90,12 @@ static void durability_after_sigkill(const char* root) {
   for (int i = 0; i < 2; i++) {
     struct stat st;
     CHECK(mount_with(dirs[i], SLUICE_READER, backends[i]) == 0);
-    CHECK(sluice_stat("/sync", &st) == 0 && st.st_size == 106);
+    CHECK(sluice_stat(fs, "/sync", &st) == 0 && st.st_size == 106);
     CHECK(holds("/sync", 0, "written with O_SYNC"));
     CHECK(holds("/sync", 100, "+later"));
     CHECK(holds("/dsync", 0, "written with O_DSYNC"));
     CHECK(holds("/rofsync", 0, "synced by a read-only fd"));
-    CHECK(sluice_unmount() == 0);
+    CHECK(sluice_unmount(fs) == 0);
   }
 }
 
@@ -130,10 +133,21 @@ int main(int argc, char** argv) {
   const char* root = argv[1];
   char buf[64];
 
-  CHECK(sluice_open("/x", O_RDONLY) == -1 && errno == ENODEV); /* unmounted */
+  /* No file system: EBADF, as openat's with a bad directory. */
+  CHECK(sluice_open(NULL, "/x", O_RDONLY) == -1 && errno == EBADF);
+  CHECK(sluice_stat(NULL, "/x", NULL) == -1 && errno == EBADF);
+  CHECK(sluice_mkdir(NULL, "/x", 0755) == -1 && errno == EBADF);
+  CHECK(sluice_opendir(NULL, "/") == NULL && errno == EBADF);
   durability_after_sigkill(root);
-  CHECK(sluice_mount(root, 0, NULL) == 0);
-  int fd = sluice_open("/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600);
+  fs = (sluice_fs_t*)1;
+  CHECK(sluice_mount(NULL, 0, NULL, &fs) == SLUICE_INVALID_ARGUMENT);
+  CHECK(fs == NULL && strstr(sluice_errmsg(), "root") != NULL);
+  CHECK(sluice_mount(root, 0, NULL, NULL) == SLUICE_INVALID_ARGUMENT);
+  CHECK(sluice_mount(root, 0, NULL, &fs) == SLUICE_OK);
+  CHECK(sluice_open(fs, NULL, O_RDONLY) == -1 && errno == EFAULT);
+  CHECK(sluice_unlink(fs, NULL) == -1 && errno == EFAULT);
+  CHECK(sluice_rename(fs, "/x", NULL) == -1 && errno == EFAULT);
+  int fd = sluice_open(fs, "/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600);
   CHECK(fd >= 0);
   CHECK(sluice_write(fd, "hello, ", 7) == 7);
   CHECK(sluice_pwrite(fd, "world", 5, 7) == 5);
@@ -145,11 +159,11 @@ int main(int argc, char** argv) {
   CHECK((st.st_mode & 0777) == 0600);
   CHECK(sluice_close(fd) == 0);
   CHECK(sluice_close(fd) == -1 && errno == EBADF);
-  CHECK(sluice_open("/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600) == -1 &&
+  CHECK(sluice_open(fs, "/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0600) == -1 &&
         errno == EEXIST);
-  CHECK(sluice_open("/missing", O_RDONLY) == -1 && errno == ENOENT);
+  CHECK(sluice_open(fs, "/missing", O_RDONLY) == -1 && errno == ENOENT);
 
-  fd = sluice_open("/a.txt", O_RDWR);
+  fd = sluice_open(fs, "/a.txt", O_RDWR);
   CHECK(sluice_pread(fd, buf, sizeof buf, 0) == 12);
   CHECK(memcmp(buf, "hello, world", 12) == 0);
   CHECK(sluice_ftruncate(fd, 5) == 0);
@@ -157,15 +171,15 @@ int main(int argc, char** argv) {
   CHECK(sluice_read(fd, buf, sizeof buf) == 0); /* end of file */
   CHECK(sluice_close(fd) == 0);
 
-  CHECK(sluice_mkdir("/d", 0755) == 0);
-  CHECK(sluice_mkdir("/d", 0755) == -1 && errno == EEXIST);
-  CHECK(sluice_rename("/a.txt", "/d/b.txt") == 0);
-  CHECK(sluice_stat("/a.txt", &st) == -1 && errno == ENOENT);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 5);
-  CHECK(sluice_stat("/d", &st) == 0 && S_ISDIR(st.st_mode));
-  CHECK(sluice_rmdir("/d") == -1 && errno == ENOTEMPTY);
-  CHECK(sluice_open("/d", O_RDONLY) == -1 && errno == EISDIR);
-  sluice_dir_t* dir = sluice_opendir("/d");
+  CHECK(sluice_mkdir(fs, "/d", 0755) == 0);
+  CHECK(sluice_mkdir(fs, "/d", 0755) == -1 && errno == EEXIST);
+  CHECK(sluice_rename(fs, "/a.txt", "/d/b.txt") == 0);
+  CHECK(sluice_stat(fs, "/a.txt", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && st.st_size == 5);
+  CHECK(sluice_stat(fs, "/d", &st) == 0 && S_ISDIR(st.st_mode));
+  CHECK(sluice_rmdir(fs, "/d") == -1 && errno == ENOTEMPTY);
+  CHECK(sluice_open(fs, "/d", O_RDONLY) == -1 && errno == EISDIR);
+  sluice_dir_t* dir = sluice_opendir(fs, "/d");
   CHECK(dir != NULL);
   int names = 0, found = 0;
   struct dirent* e;
@@ -175,49 +189,52 @@ int main(int argc, char** argv) {
   }
   CHECK(names == 3 && found); /* ., .., b.txt */
   CHECK(sluice_closedir(dir) == 0);
-  CHECK(sluice_opendir("/d/b.txt") == NULL && errno == ENOTDIR);
-  CHECK(sluice_truncate("/d/b.txt", 100) == 0);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
-  CHECK(sluice_chmod("/d/b.txt", 0604) == 0);
+  CHECK(sluice_opendir(fs, "/d/b.txt") == NULL && errno == ENOTDIR);
+  CHECK(sluice_truncate(fs, "/d/b.txt", 100) == 0);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && st.st_size == 100);
+  CHECK(sluice_chmod(fs, "/d/b.txt", 0604) == 0);
   struct timespec times[2] = {{5, 0}, {1000000000, 7}};
-  CHECK(sluice_utimens("/d/b.txt", times) == 0);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && (st.st_mode & 07777) == 0604 &&
+  CHECK(sluice_utimens(fs, "/d/b.txt", times) == 0);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && (st.st_mode & 07777) == 0604 &&
         st.st_mtim.tv_sec == 1000000000 && st.st_mtim.tv_nsec == 7 &&
         st.st_atim.tv_sec == 5);
   times[1].tv_nsec = UTIME_OMIT;
   times[0].tv_sec = 6;
-  CHECK(sluice_utimens("/d/b.txt", times) == 0);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_mtim.tv_sec == 1000000000 &&
-        st.st_atim.tv_sec == 6);
-  CHECK(sluice_chmod("/d/none", 0600) == -1 && errno == ENOENT);
+  CHECK(sluice_utimens(fs, "/d/b.txt", times) == 0);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 &&
+        st.st_mtim.tv_sec == 1000000000 && st.st_atim.tv_sec == 6);
+  CHECK(sluice_chmod(fs, "/d/none", 0600) == -1 && errno == ENOENT);
   /* A negative size is EINVAL and changes nothing. */
-  CHECK(sluice_truncate("/d/b.txt", -1) == -1 && errno == EINVAL);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
-  fd = sluice_open("/d/b.txt", O_RDWR);
+  CHECK(sluice_truncate(fs, "/d/b.txt", -1) == -1 && errno == EINVAL);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && st.st_size == 100);
+  fd = sluice_open(fs, "/d/b.txt", O_RDWR);
   CHECK(sluice_ftruncate(fd, -1) == -1 && errno == EINVAL);
   CHECK(sluice_fstat(fd, &st) == 0 && st.st_size == 100);
   CHECK(sluice_pread(fd, buf, 5, 0) == 5 && memcmp(buf, "hello", 5) == 0);
   CHECK(sluice_close(fd) == 0);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && st.st_size == 100);
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && st.st_size == 100);
   /* O_DIRECTORY: with O_CREAT EINVAL, making nothing; on a file ENOTDIR
    * (and its O_TRUNC truncates nothing); a directory is no descriptor. */
-  CHECK(sluice_open("/nd", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
+  CHECK(sluice_open(fs, "/nd", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
         errno == EINVAL);
-  CHECK(sluice_open("/nd", O_WRONLY | O_DIRECTORY | O_CREAT | O_EXCL, 0644) ==
-            -1 && errno == EINVAL);
-  CHECK(sluice_stat("/nd", &st) == -1 && errno == ENOENT);
-  CHECK(sluice_open("/d/b.txt", O_RDWR | O_DIRECTORY | O_CREAT, 0644) == -1 &&
+  CHECK(sluice_open(fs, "/nd", O_WRONLY | O_DIRECTORY | O_CREAT | O_EXCL,
+                    0644) == -1 &&
         errno == EINVAL);
-  CHECK(sluice_open("/d/b.txt", O_RDONLY | O_DIRECTORY) == -1 &&
+  CHECK(sluice_stat(fs, "/nd", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_open(fs, "/d/b.txt", O_RDWR | O_DIRECTORY | O_CREAT, 0644) ==
+            -1 &&
+        errno == EINVAL);
+  CHECK(sluice_open(fs, "/d/b.txt", O_RDONLY | O_DIRECTORY) == -1 &&
         errno == ENOTDIR);
-  CHECK(sluice_open("/d/b.txt", O_RDWR | O_DIRECTORY | O_TRUNC) == -1 &&
+  CHECK(sluice_open(fs, "/d/b.txt", O_RDWR | O_DIRECTORY | O_TRUNC) == -1 &&
         errno == ENOTDIR);
-  CHECK(sluice_stat("/d/b.txt", &st) == 0 && S_ISREG(st.st_mode) &&
+  CHECK(sluice_stat(fs, "/d/b.txt", &st) == 0 && S_ISREG(st.st_mode) &&
         st.st_size == 100);
-  CHECK(sluice_open("/d", O_RDONLY | O_DIRECTORY) == -1 && errno == EISDIR);
-  CHECK(sluice_open("/none", O_RDONLY | O_DIRECTORY) == -1 && errno == ENOENT);
-  CHECK(sluice_unlink("/d/b.txt") == 0);
-  CHECK(sluice_rmdir("/d") == 0);
+  CHECK(sluice_open(fs, "/d", O_RDONLY | O_DIRECTORY) == -1 && errno == EISDIR);
+  CHECK(sluice_open(fs, "/none", O_RDONLY | O_DIRECTORY) == -1 &&
+        errno == ENOENT);
+  CHECK(sluice_unlink(fs, "/d/b.txt") == 0);
+  CHECK(sluice_rmdir(fs, "/d") == 0);
 
   /* A name over NAME_MAX (255) or a path of PATH_MAX (4096) bytes or more
    * is ENAMETOOLONG wherever a name is made, and nothing is made. */
@@ -225,65 +242,72 @@ int main(int argc, char** argv) {
     char name[258] = "/", path[4200] = "";
     memset(name + 1, 'n', 256);
     name[257] = 0; /* "/" and 256 bytes */
-    CHECK(sluice_open(name, O_WRONLY | O_CREAT, 0644) == -1 &&
+    CHECK(sluice_open(fs, name, O_WRONLY | O_CREAT, 0644) == -1 &&
           errno == ENAMETOOLONG);
-    CHECK(sluice_mkdir(name, 0755) == -1 && errno == ENAMETOOLONG);
-    fd = sluice_open("/keep", O_WRONLY | O_CREAT, 0644);
+    CHECK(sluice_mkdir(fs, name, 0755) == -1 && errno == ENAMETOOLONG);
+    fd = sluice_open(fs, "/keep", O_WRONLY | O_CREAT, 0644);
     CHECK(sluice_write(fd, "kept", 4) == 4);
     CHECK(sluice_close(fd) == 0);
-    CHECK(sluice_rename("/keep", name) == -1 && errno == ENAMETOOLONG);
+    CHECK(sluice_rename(fs, "/keep", name) == -1 && errno == ENAMETOOLONG);
     CHECK(strstr(sluice_errmsg(), "255") != NULL);
-    CHECK(sluice_stat(name, &st) == -1 && errno == ENOENT);
-    CHECK(sluice_stat("/keep", &st) == 0 && st.st_size == 4);
+    CHECK(sluice_stat(fs, name, &st) == -1 && errno == ENOENT);
+    CHECK(sluice_stat(fs, "/keep", &st) == 0 && st.st_size == 4);
     name[256] = 0; /* 255 bytes: a name */
-    CHECK(sluice_mkdir(name, 0755) == 0);
-    CHECK(sluice_rmdir(name) == 0);
+    CHECK(sluice_mkdir(fs, name, 0755) == 0);
+    CHECK(sluice_rmdir(fs, name) == 0);
     /* 15 levels of 255 bytes, then a last name of 255: 4096 bytes. */
     for (int i = 0; i < 15; i++) {
       strcat(path, name);
-      CHECK(sluice_mkdir(path, 0755) == 0);
+      CHECK(sluice_mkdir(fs, path, 0755) == 0);
     }
     strcat(path, name);
     CHECK(strlen(path) == 4096);
-    CHECK(sluice_open(path, O_WRONLY | O_CREAT, 0644) == -1 &&
+    CHECK(sluice_open(fs, path, O_WRONLY | O_CREAT, 0644) == -1 &&
           errno == ENAMETOOLONG);
-    CHECK(sluice_mkdir(path, 0755) == -1 && errno == ENAMETOOLONG);
-    CHECK(sluice_rename("/keep", path) == -1 && errno == ENAMETOOLONG);
-    CHECK(sluice_stat(path, &st) == -1 && errno == ENOENT);
+    CHECK(sluice_mkdir(fs, path, 0755) == -1 && errno == ENAMETOOLONG);
+    CHECK(sluice_rename(fs, "/keep", path) == -1 && errno == ENAMETOOLONG);
+    CHECK(sluice_stat(fs, path, &st) == -1 && errno == ENOENT);
     path[4095] = 0; /* 4095 bytes: a path */
-    fd = sluice_open(path, O_WRONLY | O_CREAT, 0644);
+    fd = sluice_open(fs, path, O_WRONLY | O_CREAT, 0644);
     CHECK(fd >= 0);
     CHECK(sluice_close(fd) == 0);
-    CHECK(sluice_unlink(path) == 0);
+    CHECK(sluice_unlink(fs, path) == 0);
     for (int i = 15; i > 0; i--) {
       path[i * 256] = 0;
-      CHECK(sluice_rmdir(path) == 0);
+      CHECK(sluice_rmdir(fs, path) == 0);
     }
-    CHECK(sluice_unlink("/keep") == 0);
+    CHECK(sluice_unlink(fs, "/keep") == 0);
   }
 
   /* Two writers of one file, then a reader merging them. */
-  fd = sluice_open("/shared", O_WRONLY | O_CREAT, 0644);
+  fd = sluice_open(fs, "/shared", O_WRONLY | O_CREAT, 0644);
   CHECK(sluice_pwrite(fd, "AAAA", 4, 0) == 4);
   CHECK(sluice_close(fd) == 0);
-  CHECK(sluice_mount(root, 1, NULL) == -1); /* one mount at a time */
-  CHECK(sluice_unmount() == 0);
-  CHECK(sluice_mount(root, 1, NULL) == 0);
-  fd = sluice_open("/shared", O_WRONLY | O_CREAT, 0644);
+  {
+    /* One store, two mounts: refused, as two processes would be. */
+    sluice_fs_t* again = (sluice_fs_t*)1;
+    CHECK(sluice_mount(root, 0, NULL, &again) == SLUICE_BUSY);
+    CHECK(again == NULL && strstr(sluice_errmsg(), root) != NULL);
+  }
+  CHECK(sluice_unmount(fs) == 0);
+  CHECK(sluice_mount(root, 1, NULL, &fs) == 0);
+  fd = sluice_open(fs, "/shared", O_WRONLY | O_CREAT, 0644);
   CHECK(sluice_pwrite(fd, "BBBB", 4, 4) == 4);
-  CHECK(sluice_unmount() == 0); /* closes fd too */
-  CHECK(sluice_mount(root, SLUICE_READER, NULL) == 0);
-  fd = sluice_open("/shared", O_RDONLY);
-  CHECK(sluice_read(fd, buf, sizeof buf) == 8 && memcmp(buf, "AAAABBBB", 8) == 0);
-  CHECK(sluice_open("/new", O_WRONLY | O_CREAT, 0644) == -1 && errno == EROFS);
-  CHECK(sluice_open("/new", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
+  CHECK(sluice_unmount(fs) == 0); /* closes fd too */
+  CHECK(sluice_mount(root, SLUICE_READER, NULL, &fs) == 0);
+  fd = sluice_open(fs, "/shared", O_RDONLY);
+  CHECK(sluice_read(fd, buf, sizeof buf) == 8 &&
+        memcmp(buf, "AAAABBBB", 8) == 0);
+  CHECK(sluice_open(fs, "/new", O_WRONLY | O_CREAT, 0644) == -1 &&
+        errno == EROFS);
+  CHECK(sluice_open(fs, "/new", O_RDONLY | O_DIRECTORY | O_CREAT, 0755) == -1 &&
         errno == EINVAL);
-  CHECK(sluice_open("/shared", O_RDONLY | O_DIRECTORY) == -1 &&
+  CHECK(sluice_open(fs, "/shared", O_RDONLY | O_DIRECTORY) == -1 &&
         errno == ENOTDIR);
-  CHECK(sluice_mkdir("/nd", 0755) == -1 && errno == EROFS);
-  CHECK(sluice_chmod("/shared", 0600) == -1 && errno == EROFS);
+  CHECK(sluice_mkdir(fs, "/nd", 0755) == -1 && errno == EROFS);
+  CHECK(sluice_chmod(fs, "/shared", 0600) == -1 && errno == EROFS);
   CHECK(sluice_close(fd) == 0);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 
   /* A flipped byte in the value log under a file: the read fails with EIO,
    * and the message says the value fails its checksum, naming the log file
@@ -292,15 +316,15 @@ int main(int argc, char** argv) {
     static char big[100000];
     for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
     memcpy(big + 50000, "FLIP-ME-HERE", 12);
-    CHECK(sluice_mount(root, 0, NULL) == 0);
-    fd = sluice_open("/damaged", O_WRONLY | O_CREAT, 0644);
+    CHECK(sluice_mount(root, 0, NULL, &fs) == 0);
+    fd = sluice_open(fs, "/damaged", O_WRONLY | O_CREAT, 0644);
     CHECK(sluice_write(fd, big, sizeof big) == (ssize_t)sizeof big);
     CHECK(sluice_close(fd) == 0);
-    CHECK(sluice_unmount() == 0);
+    CHECK(sluice_unmount(fs) == 0);
     const char* log = flip_in_value_log(root, "FLIP-ME-HERE");
     CHECK(log != NULL);
-    CHECK(sluice_mount(root, SLUICE_READER, NULL) == 0);
-    fd = sluice_open("/damaged", O_RDONLY);
+    CHECK(sluice_mount(root, SLUICE_READER, NULL, &fs) == 0);
+    fd = sluice_open(fs, "/damaged", O_RDONLY);
     CHECK(fd >= 0);
     errno = 0;
     CHECK(sluice_read(fd, big, sizeof big) == -1 && errno == EIO);
@@ -308,7 +332,7 @@ int main(int argc, char** argv) {
     CHECK(strstr(sluice_errmsg(), "truncated") == NULL);
     CHECK(log != NULL && strstr(sluice_errmsg(), log) != NULL);
     CHECK(sluice_close(fd) == 0);
-    CHECK(sluice_unmount() == 0);
+    CHECK(sluice_unmount(fs) == 0);
   }
 
   if (failures) {

@@ -25,6 +25,7 @@
   } while (0)
 
 static const char* root;
+static sluice_fs_t* fs; /* this process's mount */
 static int failures = 0;
 
 /* The byte at `off` of the test file: differs per MiB and per offset. */
@@ -57,14 +58,14 @@ static void expect(const char* name, int rc) {
 static void write_mib(long arg) {
   const int writer = (int)(arg >> 8);
   const long mib = arg & 0xff;
-  CHECK(sluice_mount(root, writer, NULL) == 0);
+  CHECK(sluice_mount(root, writer, NULL, &fs) == 0);
   unsigned char* buf = malloc(MIB);
   for (long i = 0; i < MIB; i++) buf[i] = pattern(mib * MIB + i);
-  int fd = sluice_open("/f", O_WRONLY | O_CREAT, 0644);
+  int fd = sluice_open(fs, "/f", O_WRONLY | O_CREAT, 0644);
   CHECK(fd >= 0);
   CHECK(sluice_pwrite(fd, buf, MIB, mib * MIB) == MIB);
   CHECK(sluice_close(fd) == 0);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
   free(buf);
 }
 
@@ -72,12 +73,12 @@ static void write_mib(long arg) {
  * another writer's part is). */
 static void check_whole(const char* path, long size) {
   struct stat st;
-  CHECK(sluice_stat(path, &st) == 0);
+  CHECK(sluice_stat(fs, path, &st) == 0);
   if (st.st_size != size) {
     fprintf(stderr, "%s: size %ld, want %ld\n", path, (long)st.st_size, size);
     exit(1);
   }
-  int fd = sluice_open(path, O_RDONLY);
+  int fd = sluice_open(fs, path, O_RDONLY);
   CHECK(fd >= 0);
   unsigned char* buf = malloc(size + 1);
   long got = 0;
@@ -101,8 +102,8 @@ static void check_whole(const char* path, long size) {
 
 /* A writer that has stored a file of its own first (writer arg). */
 static void mount_and_write_own(int writer) {
-  CHECK(sluice_mount(root, writer, NULL) == 0);
-  int fd = sluice_open("/own", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(sluice_mount(root, writer, NULL, &fs) == 0);
+  int fd = sluice_open(fs, "/own", O_WRONLY | O_CREAT | O_TRUNC, 0644);
   CHECK(fd >= 0);
   CHECK(sluice_write(fd, "mine\n", 5) == 5);
   CHECK(sluice_close(fd) == 0);
@@ -111,54 +112,54 @@ static void mount_and_write_own(int writer) {
 static void writer_reads_whole(long writer) {
   mount_and_write_own((int)writer);
   check_whole("/f", 2 * MIB);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 /* A fresh reader of the merged view. */
 static void reader_sees(long what) {
-  CHECK(sluice_mount(root, SLUICE_READER, NULL) == 0);
+  CHECK(sluice_mount(root, SLUICE_READER, NULL, &fs) == 0);
   struct stat st;
   switch (what) {
     case 0:  /* /f truncated to 1.5 MiB, in full */
       check_whole("/f", 3 * MIB / 2);
       break;
     case 1:  /* renamed to /g */
-      CHECK(sluice_stat("/f", &st) == -1 && errno == ENOENT);
+      CHECK(sluice_stat(fs, "/f", &st) == -1 && errno == ENOENT);
       check_whole("/g", 3 * MIB / 2);
-      CHECK(sluice_stat("/g", &st) == 0 && (st.st_mode & 07777) == 0600);
+      CHECK(sluice_stat(fs, "/g", &st) == 0 && (st.st_mode & 07777) == 0600);
       break;
     case 2:  /* removed */
-      CHECK(sluice_stat("/g", &st) == -1 && errno == ENOENT);
-      CHECK(sluice_stat("/f", &st) == -1 && errno == ENOENT);
+      CHECK(sluice_stat(fs, "/g", &st) == -1 && errno == ENOENT);
+      CHECK(sluice_stat(fs, "/f", &st) == -1 && errno == ENOENT);
       break;
   }
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 static void writer_truncates(long writer) {
   mount_and_write_own((int)writer);
-  CHECK(sluice_truncate("/f", 3 * MIB / 2) == 0);
+  CHECK(sluice_truncate(fs, "/f", 3 * MIB / 2) == 0);
   /* What this writer sees at once, too. */
   check_whole("/f", 3 * MIB / 2);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 static void writer_renames(long writer) {
   mount_and_write_own((int)writer);
-  CHECK(sluice_chmod("/f", 0600) == 0);
-  CHECK(sluice_rename("/f", "/g") == 0);
+  CHECK(sluice_chmod(fs, "/f", 0600) == 0);
+  CHECK(sluice_rename(fs, "/f", "/g") == 0);
   struct stat st;
-  CHECK(sluice_stat("/f", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_stat(fs, "/f", &st) == -1 && errno == ENOENT);
   check_whole("/g", 3 * MIB / 2);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 static void writer_removes(long writer) {
   mount_and_write_own((int)writer);
-  CHECK(sluice_unlink("/g") == 0);
+  CHECK(sluice_unlink(fs, "/g") == 0);
   struct stat st;
-  CHECK(sluice_stat("/g", &st) == -1 && errno == ENOENT);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_stat(fs, "/g", &st) == -1 && errno == ENOENT);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 /* ---- two writers appending to one log, taking turns --------------------- */
@@ -179,14 +180,16 @@ static void make_record(char* rec, int writer, int seq) {
  * `turn` and handing it over on `next`. Writer 1 keeps the log open and
  * fsyncs each record; writer 2 opens and closes it for each. */
 static void appender(int writer, int turn, int next) {
-  CHECK(sluice_mount(root, writer, NULL) == 0);
+  CHECK(sluice_mount(root, writer, NULL, &fs) == 0);
   int fd = -1;
   for (int seq = 0; seq < RECORDS; seq++) {
     char token;
     CHECK(read(turn, &token, 1) == 1);
     char rec[RECORD];
     make_record(rec, writer, seq);
-    if (fd < 0) fd = sluice_open("/log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) {
+      fd = sluice_open(fs, "/log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    }
     CHECK(fd >= 0);
     CHECK(sluice_write(fd, rec, RECORD) == RECORD);
     if (writer == 1) {
@@ -198,7 +201,7 @@ static void appender(int writer, int turn, int next) {
     CHECK(write(next, "t", 1) == 1);
   }
   if (fd >= 0) CHECK(sluice_close(fd) == 0);
-  CHECK(sluice_unmount() == 0);
+  CHECK(sluice_unmount(fs) == 0);
 }
 
 static int appends_alternately(void) {
@@ -223,11 +226,11 @@ static int appends_alternately(void) {
     fprintf(stderr, "an appender failed\n");
     return 1;
   }
-  CHECK(sluice_mount(root, SLUICE_READER, NULL) == 0);
-  int fd = sluice_open("/log", O_RDONLY);
+  CHECK(sluice_mount(root, SLUICE_READER, NULL, &fs) == 0);
+  int fd = sluice_open(fs, "/log", O_RDONLY);
   if (fd < 0) {
     fprintf(stderr, "open /log: %s\n", sluice_errmsg());
-    sluice_unmount();
+    sluice_unmount(fs);
     return 1;
   }
   static char buf[2 * RECORDS * RECORD + 1];
@@ -237,14 +240,14 @@ static int appends_alternately(void) {
     if (n < 0) {
       fprintf(stderr, "read /log: %s\n", sluice_errmsg());
       sluice_close(fd);
-      sluice_unmount();
+      sluice_unmount(fs);
       return 1;
     }
     if (n == 0) break;
     got += n;
   }
   sluice_close(fd);
-  sluice_unmount();
+  sluice_unmount(fs);
   if (got != 2 * RECORDS * RECORD) {
     fprintf(stderr, "/log holds %ld bytes, want %d\n", got,
             2 * RECORDS * RECORD);

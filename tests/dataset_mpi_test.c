@@ -80,7 +80,9 @@ enum { EL_FIELD = 1, EL_STRIDED = 2, EL_NB = 3, EL_UNIQUE = 100 };
 static void WriteId(sluice_context_t* ctx, int64_t id) {
   sluice_dataset_t* ds;
   OK(sluice_dataset_open(ctx, "restart", id, SLUICE_DATASET_WRITE, &ds));
-  CHECK(sluice_dataset_id(ds) == id, "id");
+  int64_t opened = -1;
+  OK(sluice_dataset_id(ds, &opened));
+  CHECK(opened == id, "id");
 
   /* Shared, contiguous: rank r's block at r * B. */
   const size_t b = Block(id);
@@ -168,7 +170,8 @@ static void ReadShared(sluice_element_t* el, int64_t id, int which,
 static void ReadId(sluice_context_t* ctx, int64_t which, int64_t expect) {
   sluice_dataset_t* ds;
   OK(sluice_dataset_open(ctx, "restart", which, SLUICE_DATASET_READ, &ds));
-  const int64_t id = sluice_dataset_id(ds);
+  int64_t id = -1;
+  OK(sluice_dataset_id(ds, &id));
   CHECK(id == expect, "opened id %lld, expected %lld", (long long)id,
         (long long)expect);
   const size_t b = Block(id), s = SBlock(id);
@@ -306,8 +309,10 @@ int main(int argc, char** argv) {
     OK(sluice_config_set(ctx, "test_fail_commit_rank", "-1"));
     OK(sluice_dataset_open(ctx, "restart", SLUICE_DATASET_ID_HIGHEST,
                            SLUICE_DATASET_READ, &ds));
-    CHECK(sluice_dataset_id(ds) == 3, "HIGHEST is %lld after the failed close",
-          (long long)sluice_dataset_id(ds));
+    int64_t highest = -1;
+    OK(sluice_dataset_id(ds, &highest));
+    CHECK(highest == 3, "HIGHEST is %lld after the failed close",
+          (long long)highest);
     OK(sluice_dataset_close(ds));
     CHECK(sluice_dataset_open(ctx, "restart", 4, SLUICE_DATASET_READ, &ds) ==
               SLUICE_NOT_FOUND,

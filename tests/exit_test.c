@@ -1,12 +1,13 @@
 /* A program that returns from main without sluice_unmount must end
  * cleanly (exit 0, no signal) and keep every file whose sluice_close
- * returned 0; so must a program that writes under an interposer's mount
- * with plain POSIX calls and exits.
+ * returned 0, on each of its mounts; so must a program that writes under
+ * an interposer's mount with plain POSIX calls and exits.
  *
  *   exit_test capi DIR RUNS BACKEND
- *       RUNS times: a child (this program, exec'd) mounts DIR, writes and
- *       closes files, leaves one open, returns from main; then a second
- *       process reads every closed file back.
+ *       RUNS times: a child (this program, exec'd) mounts two roots under
+ *       DIR, writes and closes files on each, leaves one open on each,
+ *       returns from main; then a second process reads every file back
+ *       from both, the ones left open too (closed at exit).
  *   exit_test posix DIR RUNS LIBSLUICE_PRELOAD_SO
  *       the same with plain open/write/close under the interposer
  *       (SLUICE_MOUNT=DIR/mnt, SLUICE_ROOT=DIR/root), no Sluice call.
@@ -38,10 +39,12 @@ static void fill(char* buf, size_t n, int run, int i) {
   }
 }
 
-/* The operations of one side: the C API's, or libc's (the interposer's). */
+/* The operations of one side: the C API's (on the mount `cur_fs`), or
+ * libc's (the interposer's). */
 static int use_capi;
+static sluice_fs_t* cur_fs;
 static int do_open(const char* p, int flags, int mode) {
-  return use_capi ? sluice_open(p, flags, mode) : open(p, flags, mode);
+  return use_capi ? sluice_open(cur_fs, p, flags, mode) : open(p, flags, mode);
 }
 static ssize_t do_write(int fd, const void* b, size_t n) {
   return use_capi ? sluice_write(fd, b, n) : write(fd, b, n);
@@ -120,17 +123,30 @@ static int check_runs(const char* base, int runs) {
       free(want);
       free(got);
     }
+    /* The C API closes, at exit, what the program left open: complete. */
+    if (use_capi) {
+      char left[16] = "";
+      snprintf(path, sizeof path, "%s/run%03d.open", base, run);
+      int fd = do_open(path, O_RDONLY, 0);
+      if (fd < 0 || do_read(fd, left, sizeof left) != 9 ||
+          memcmp(left, "left open", 9) != 0) {
+        fprintf(stderr, "checker: %s: not closed at exit: %s\n", path,
+                sluice_errmsg());
+        bad++;
+      }
+      if (fd >= 0) do_close(fd);
+    }
   }
   return bad;
 }
 
-static int mount_capi(const char* root, const char* backend, int writer) {
+static int mount_capi(const char* root, const char* backend, int writer,
+                      sluice_fs_t** fs) {
   sluice_options_t* o = sluice_options_create();
-  int rc = sluice_options_set(o, "backend", backend) == SLUICE_OK
-               ? sluice_mount(root, writer, o)
-               : -1;
+  int rc = sluice_options_set(o, "backend", backend);
+  if (rc == SLUICE_OK) rc = sluice_mount(root, writer, o, fs);
   sluice_options_destroy(o);
-  if (rc != 0) fprintf(stderr, "mount %s: %s\n", root, sluice_errmsg());
+  if (rc != SLUICE_OK) fprintf(stderr, "mount %s: %s\n", root, sluice_errmsg());
   return rc;
 }
 
@@ -167,23 +183,35 @@ int main(int argc, char** argv) {
   const char* dir = argv[2];
   const int capi = strcmp(mode, "capi") == 0 || strcmp(mode, "capi-write") == 0 ||
                    strcmp(mode, "capi-check") == 0;
-  char root[4096], mnt[4096];
+  char root[4096], root2[4096], mnt[4096];
   snprintf(root, sizeof root, "%s/root", dir);
+  snprintf(root2, sizeof root2, "%s/root2", dir);
   snprintf(mnt, sizeof mnt, "%s/mnt", dir);
 
   /* The child sides. */
   if (strcmp(mode, "capi-write") == 0) {
     use_capi = 1;
-    if (mount_capi(root, argv[4], 0) != 0) return 1;
+    sluice_fs_t *fs1, *fs2;
+    if (mount_capi(root, argv[4], 0, &fs1) != 0 ||
+        mount_capi(root2, argv[4], 0, &fs2) != 0) {
+      return 1;
+    }
+    cur_fs = fs1;
+    if (write_run("", atoi(argv[3])) != 0) return 1;
+    cur_fs = fs2;
     return write_run("", atoi(argv[3]));  /* no sluice_unmount */
   }
   if (strcmp(mode, "capi-check") == 0) {
     use_capi = 1;
-    if (mount_capi(root, argv[4], 0) != 0) return 1;
-    int bad = check_runs("", atoi(argv[3]));
-    if (sluice_unmount() != 0) {
-      fprintf(stderr, "unmount: %s\n", sluice_errmsg());
-      return 1;
+    int bad = 0;
+    const char* roots[2] = {root, root2};
+    for (int i = 0; i < 2; i++) {
+      if (mount_capi(roots[i], argv[4], 0, &cur_fs) != 0) return 1;
+      bad += check_runs("", atoi(argv[3]));
+      if (sluice_unmount(cur_fs) != 0) {
+        fprintf(stderr, "unmount %s: %s\n", roots[i], sluice_errmsg());
+        return 1;
+      }
     }
     return bad == 0 ? 0 : 1;
   }
@@ -198,8 +226,9 @@ int main(int argc, char** argv) {
 
   /* The driver. */
   const int runs = atoi(argv[3]);
-  char cmd[8300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' '%s'", dir, root, mnt);
+  char cmd[16600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' '%s' '%s'", dir, root,
+           root2, mnt);
   if (system(cmd) != 0) return 2;
   if (!capi) {
     setenv("SLUICE_MOUNT", mnt, 1);
@@ -219,6 +248,7 @@ int main(int argc, char** argv) {
   char* args[] = {argv[0], child_mode, (char*)dir, run_s, argv[4], NULL};
   const int check = run_child(args, !capi, argv[4]);
   printf("%s: %d of %d writers failed; the check of their %d closed files %s\n",
-         mode, failed, runs, runs * kFiles, check == 0 ? "passed" : "failed");
+         mode, failed, runs, runs * kFiles * (capi ? 2 : 1),
+         check == 0 ? "passed" : "failed");
   return failed == 0 && check == 0 ? 0 : 1;
 }

@@ -25,17 +25,24 @@ export PKG_CONFIG_PATH=$libdir
 cc -o "$work/kv_example_pc" "$examples/kv_example.c" \
   $(pkg-config --cflags --libs sluice) -Wl,-rpath,"$(dirname "$libdir")"
 "$work/kv_example_pc" "$work/store_pc"
-# The README's examples, extracted verbatim.
+# The README's examples, extracted verbatim: each C block a program.
 readme=$(dirname "$examples")/README.md
-awk '/^```c$/{f=1;next} /^```/{f=0} f' "$readme" >"$work/readme.c"
+awk -v out="$work/readme" '/^```c$/{f=1;n++;next} /^```/{f=0}
+  f{print > (out n ".c")}' "$readme"
 awk '/^```c\+\+$/{f=1;next} /^```/{f=0} f' "$readme" >"$work/readme.cc"
-test -s "$work/readme.c" && test -s "$work/readme.cc"
-cc -Wall -Werror -o "$work/readme_c" "$work/readme.c" \
-  $(pkg-config --cflags --libs sluice) -Wl,-rpath,"$(dirname "$libdir")"
+test -s "$work/readme1.c" && test -s "$work/readme2.c" && test -s "$work/readme.cc"
+for c in "$work"/readme*.c; do
+  cc -Wall -Werror -o "${c%.c}" "$c" \
+    $(pkg-config --cflags --libs sluice) -Wl,-rpath,"$(dirname "$libdir")"
+  (cd "$work" && "${c%.c}")
+done
 c++ -std=c++17 -Wall -Werror -o "$work/readme_cpp" "$work/readme.cc" \
   $(pkg-config --cflags --libs sluice) -Wl,-rpath,"$(dirname "$libdir")"
-(cd "$work" && ./readme_c && ./readme_cpp)
+(cd "$work" && ./readme_cpp)
 test -f "$work/ckpt.sluice/SLUICE"
+# The files example wrote the state to one file system through the other.
+test "$("$prefix/bin/sluice" cat "$work/ckpt42" /state | tr -d '\0')" = \
+  "the state of step 41"
 
 # The installed interposer and tool find libsluice beside them, with the
 # prefix on no search path: a file copied in through the interposer reads

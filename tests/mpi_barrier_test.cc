@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     sluice_store_t* store = nullptr;
     int rc = sluice_kv_open(path.c_str(), nullptr, &store);
     Check(rc == SLUICE_OK, "C open", rank, &failures);
-    rc = sluice_write_barrier_all(store, MPI_COMM_WORLD);
+    rc = sluice_kv_write_barrier_all(store, MPI_COMM_WORLD);
     Check(rc == SLUICE_OK, "C collective barrier", rank, &failures);
     sluice_kv_close(store);
   }

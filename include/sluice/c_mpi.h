@@ -11,12 +11,13 @@
 extern "C" {
 #endif
 
-/* Collective over comm: every rank's sluice_write_barrier, then agreement.
+/* Collective over comm: every rank's sluice_kv_write_barrier, then
+ * agreement.
  * Returns SLUICE_OK on every rank only if all ranks succeeded; otherwise
  * every rank returns the first failing rank's code and sluice_errmsg()
  * names that rank. */
-SLUICE_EXPORT int sluice_write_barrier_all(sluice_store_t* store,
-                                           MPI_Comm comm);
+SLUICE_EXPORT int sluice_kv_write_barrier_all(sluice_store_t* store,
+                                              MPI_Comm comm);
 
 /* A checkpoint context over the ranks of `comm` (sluice.h): rank 0 reads
  * the configuration and hands it to every rank. Collective. */

@@ -1,23 +1,49 @@
-/* Sluice C API: a checkpoint store for C and Fortran codes.
+/* Sluice C API: checkpoints for C and Fortran codes.
  *
  * Conventions
- *  - Every fallible function returns an int: SLUICE_OK (0) or an error code
- *    below. The message of the calling thread's last error, which names the
- *    path or key concerned, is sluice_errmsg(); it stays valid until that
- *    thread's next Sluice call.
+ *  - Errors. The calls of the K/V stores (sluice_kv_*), the options
+ *    (sluice_options_set), the mounts (sluice_mount, sluice_unmount) and
+ *    the checkpoints (contexts, configuration, datasets, elements,
+ *    requests, performance variables) return an int: SLUICE_OK (0) or one
+ *    of the positive codes below. The
+ *    file calls on a mount (sluice_open, sluice_read, sluice_stat, ...)
+ *    mimic their POSIX namesakes instead: -1 (NULL for sluice_opendir) and
+ *    errno. Either way sluice_errmsg() is the calling thread's last error
+ *    message, naming the path, key, handle or rank concerned; it stays
+ *    valid until that thread's next Sluice call. sluice_strerror names a
+ *    code.
  *  - A missing key is SLUICE_NOT_FOUND, distinct from every error.
- *  - Handles are opaque. Whoever creates a handle destroys it:
- *    sluice_options_destroy, sluice_kv_close. Buffers returned by sluice_get are
- *    allocated by Sluice and freed with sluice_free.
- *  - Keys and values are byte strings with explicit lengths; they may hold
- *    zero bytes. Every output buffer is passed with its capacity.
- *  - Every function is local (no MPI communication) unless its comment says
- *    collective; the collective ones live in sluice/c_mpi.h.
- *  - Two families: K/V stores (sluice_kv_open, sluice_put, ...) returning
- *    error codes, and files (sluice_mount, sluice_open, sluice_read, ...)
- *    behaving like their POSIX namesakes: -1 (or NULL) and errno on error.
- *  - Thread-safe: any function may be called from several threads at once,
- *    on the same store handle too (but not after sluice_close).
+ *  - Ownership. Handles are opaque; each is made by one call and freed by
+ *    one: sluice_options_create/_destroy, sluice_kv_open/_close,
+ *    sluice_mount/sluice_unmount, sluice_init_single or sluice_init_mpi /
+ *    sluice_fini, sluice_dataset_open/_close, sluice_element_open/_close,
+ *    a request by sluice_request_wait (or sluice_request_test once done),
+ *    sluice_opendir/sluice_closedir. A freeing call frees the handle even
+ *    when it returns an error, and one returning a code accepts NULL
+ *    (SLUICE_OK, nothing done). A handle returned through an out-parameter
+ *    is NULL after an error. Buffers Sluice allocates (sluice_kv_get) are
+ *    freed with sluice_free. Strings passed in are NUL-terminated and are
+ *    not kept after the call.
+ *  - Lengths. Keys and values are bytes with explicit lengths; they may
+ *    hold zero bytes. Every buffer Sluice writes into comes with its
+ *    capacity. When the result does not fit, the call returns
+ *    SLUICE_BUFFER_TOO_SMALL and sets its length out-parameter to the
+ *    length needed; a value is then not written, a string or a list is
+ *    written cut short (a string NUL-terminated; its length never counts
+ *    the NUL).
+ *  - Collective or local. A call marked collective must be made by every
+ *    rank of the context (or communicator), in the same order:
+ *    sluice_init_mpi, sluice_fini, sluice_dataset_open, _close, _unlink,
+ *    _should_checkpoint, and sluice_kv_write_barrier_all. Every other call
+ *    is local: it communicates with no other process. The MPI entry
+ *    points live in sluice/c_mpi.h, so serial codes never need mpi.h.
+ *  - Threads. Any call may be made from several threads at once, on one
+ *    handle too, but a handle must not be used during or after the call
+ *    that frees it. A descriptor may be closed, or its mount unmounted,
+ *    while another thread uses it: the close waits for the calls in
+ *    flight, later calls fail with EBADF.
+ *  - Version. SLUICE_VERSION (sluice/version.h) is the version of these
+ *    headers, sluice_version() that of the library the program runs with.
  */
 #ifndef SLUICE_SLUICE_H_
 #define SLUICE_SLUICE_H_
@@ -29,6 +55,7 @@
 #include <sys/types.h>
 
 #include "sluice/export.h"
+#include "sluice/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,14 +79,14 @@ enum {
   SLUICE_IS_A_DIRECTORY = 13,
   SLUICE_NOT_EMPTY = 14,
   SLUICE_NAME_TOO_LONG = 15,
-  SLUICE_BUFFER_TOO_SMALL = 100 /* sluice_get_into: *vlen has the size */
+  SLUICE_BUFFER_TOO_SMALL = 100 /* an output buffer: see Lengths above */
 };
 
-/* Flags of mutating calls. */
+/* Flags of the K/V calls that change a store. */
 #define SLUICE_SYNC 0  /* applied to the store before the call returns */
 #define SLUICE_ASYNC 1 /* queued; applied in order by a background thread */
 
-/* Operation types of the performance counters. */
+/* Operation types of a K/V store's counters (sluice_kv_stats). */
 enum {
   SLUICE_OP_PUT = 0,
   SLUICE_OP_GET = 1,
@@ -79,13 +106,18 @@ typedef struct sluice_op_stats_t {
   uint64_t nanos;
 } sluice_op_stats_t;
 
-/* The calling thread's last error message ("" if none). */
+/* The calling thread's last error message. */
 SLUICE_EXPORT const char* sluice_errmsg(void);
 /* A short name of an error code ("NotFound", ...). */
 SLUICE_EXPORT const char* sluice_strerror(int code);
 SLUICE_EXPORT void sluice_free(void* ptr);
+/* The version of the library ("MAJOR.MINOR.PATCH"), to compare with the
+ * headers' SLUICE_VERSION. */
+SLUICE_EXPORT const char* sluice_version(void);
 
-/* Options (see sluice/options.h for every name, its default and trade-off). */
+/* Options of the stores under a K/V store (sluice_kv_open) or a file
+ * system (sluice_mount): see sluice/options.h for every name, its default
+ * and trade-off. NULL only when out of memory. */
 SLUICE_EXPORT sluice_options_t* sluice_options_create(void);
 SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
 /* Sets an option by name: sluice_options_set(o, "write_buffer_size", "64m").
@@ -93,79 +125,108 @@ SLUICE_EXPORT void sluice_options_destroy(sluice_options_t* options);
 SLUICE_EXPORT int sluice_options_set(sluice_options_t* options,
                                      const char* name, const char* value);
 
-/* ---- K/V stores ---------------------------------------------------------- */
+/* ---- K/V stores (sluice/kv.h) -------------------------------------------- */
 
 /* Opens or creates the store in directory `path`. `options` may be NULL for
- * the defaults. On error *store is NULL. */
+ * the defaults. */
 SLUICE_EXPORT int sluice_kv_open(const char* path,
                                  const sluice_options_t* options,
                                  sluice_store_t** store);
 /* Waits for queued updates, flushes, releases the store and frees the
- * handle, even when it returns an error. NULL is accepted. */
+ * handle. */
 SLUICE_EXPORT int sluice_kv_close(sluice_store_t* store);
 
-SLUICE_EXPORT int sluice_put(sluice_store_t* store, const void* key,
-                             size_t klen, const void* val, size_t vlen,
-                             int flags);
-/* Reads a value into a new buffer (*val, freed with sluice_free; non-NULL
- * even for an empty value) of *vlen bytes. */
-SLUICE_EXPORT int sluice_get(sluice_store_t* store, const void* key,
-                             size_t klen, void** val, size_t* vlen);
-/* Reads a value into buf[0..cap). If it does not fit, returns
- * SLUICE_BUFFER_TOO_SMALL and sets *vlen to the size needed. */
-SLUICE_EXPORT int sluice_get_into(sluice_store_t* store, const void* key,
-                                  size_t klen, void* buf, size_t cap,
-                                  size_t* vlen);
-SLUICE_EXPORT int sluice_append(sluice_store_t* store, const void* key,
+SLUICE_EXPORT int sluice_kv_put(sluice_store_t* store, const void* key,
                                 size_t klen, const void* val, size_t vlen,
                                 int flags);
-SLUICE_EXPORT int sluice_del(sluice_store_t* store, const void* key,
-                             size_t klen, int flags);
+/* Reads a value into a new buffer (*val, freed with sluice_free; non-NULL
+ * even for an empty value) of *vlen bytes. */
+SLUICE_EXPORT int sluice_kv_get(sluice_store_t* store, const void* key,
+                                size_t klen, void** val, size_t* vlen);
+/* Reads a value into buf[0..cap) and sets *vlen to its size; if it does
+ * not fit, SLUICE_BUFFER_TOO_SMALL (buf untouched). */
+SLUICE_EXPORT int sluice_kv_get_into(sluice_store_t* store, const void* key,
+                                     size_t klen, void* buf, size_t cap,
+                                     size_t* vlen);
+SLUICE_EXPORT int sluice_kv_append(sluice_store_t* store, const void* key,
+                                   size_t klen, const void* val, size_t vlen,
+                                   int flags);
+SLUICE_EXPORT int sluice_kv_delete(sluice_store_t* store, const void* key,
+                                   size_t klen, int flags);
 /* Makes every update issued before it durable; blocks until on disk. */
-SLUICE_EXPORT int sluice_write_barrier(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_write_barrier(sluice_store_t* store);
 /* Gives back the space of every stored value no key points at any more
  * (Store::ReclaimSpace: a barrier first; SLUICE_BUSY while another process
  * reads the store). *bytes_freed, if not NULL: the bytes given back. */
-SLUICE_EXPORT int sluice_reclaim_space(sluice_store_t* store,
-                                       uint64_t* bytes_freed);
-SLUICE_EXPORT int sluice_start_batch(sluice_store_t* store);
-SLUICE_EXPORT int sluice_stop_batch(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_reclaim_space(sluice_store_t* store,
+                                          uint64_t* bytes_freed);
+/* The updates between these two are written as one atomic batch. */
+SLUICE_EXPORT int sluice_kv_start_batch(sluice_store_t* store);
+SLUICE_EXPORT int sluice_kv_stop_batch(sluice_store_t* store);
 
 /* Counters of one operation type (SLUICE_OP_*). */
-SLUICE_EXPORT int sluice_stats(sluice_store_t* store, int op,
-                               sluice_op_stats_t* out);
-/* The counters as one line of text, truncated to cap-1 bytes and
- * NUL-terminated; returns the full length. */
-SLUICE_EXPORT size_t sluice_stats_string(sluice_store_t* store, char* buf,
-                                         size_t cap);
+SLUICE_EXPORT int sluice_kv_stats(sluice_store_t* store, int op,
+                                  sluice_op_stats_t* out);
+/* The counters as one line of text into buf[0..cap), NUL-terminated;
+ * *len (may be NULL): its length. */
+SLUICE_EXPORT int sluice_kv_stats_string(sluice_store_t* store, char* buf,
+                                         size_t cap, size_t* len);
 
-/* ---- Files (POSIX-like) --------------------------------------------------- */
-/* A process mounts one Sluice file system (sluice/fs.h) at a time: the
- * directory `root` holds one store per writer. A writer (writer >= 0, e.g.
- * its MPI rank) writes its own store, and reads it merged with what the
- * other writers made durable (close, fsync); SLUICE_READER opens every
- * writer's store read-only and merges them. Unlink, rename, truncate,
- * chmod, utimens and rmdir of a file other writers also hold change every
- * writer's part, or fail with EBUSY (changing none) while another process
- * has one of their stores open. With other writers' stores present, an
- * O_APPEND write lands after every writer's durable end of the file, under
- * a lock, and is durable when it returns: appends of several writers to
- * one log never overlap or get lost. `options` may be NULL; besides
- * the store options it takes "extent_bytes" (write-combining, default 4m).
- * Then the calls below take paths inside the file system ("/a/b") and
- * behave as POSIX's: they return -1 (NULL for opendir/readdir) and set
- * errno (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENAMETOOLONG, EBADF,
- * EINVAL, EROFS, ENOSPC, EIO for corruption, ...); sluice_errmsg() has the
- * details.
- * Descriptors are Sluice's own, not kernel descriptors. */
+/* ---- Files (POSIX-like; sluice/fs.h) --------------------------------------
+ * sluice_mount opens the Sluice file system in directory `root`, which
+ * holds one store per writer, and returns a handle to it. A writer
+ * (writer >= 0, e.g. its MPI rank) writes its own store, and reads it
+ * merged with what the other writers made durable (close, fsync);
+ * SLUICE_READER opens every writer's store read-only and merges them.
+ * Unlink, rename, truncate, chmod, utimens and rmdir of a file other
+ * writers also hold change every writer's part, or fail with EBUSY
+ * (changing none) while another process has one of their stores open.
+ * With other writers' stores present, an O_APPEND write lands after every
+ * writer's durable end of the file, under a lock, and is durable when it
+ * returns: appends of several writers to one log never overlap or get
+ * lost. `options` may be NULL; besides the store options it takes
+ * "extent_bytes" (write-combining, default 4m).
+ *
+ * A process may hold several mounts at once: of different roots (read
+ * checkpoint N from one while writing N+1 to another), of one root as
+ * different writers, or of one root as SLUICE_READER while another mount
+ * writes it (with the option snapshot_reads, which sees what the writer
+ * last made durable; without it the reader's open is SLUICE_BUSY). Two
+ * mounts of one store (one root, one writer) are SLUICE_BUSY, as two
+ * processes would be. Libraries in one process each mount their own.
+ *
+ * The calls that take a path take the handle of the file system the path
+ * is in ("/a/b"), as openat takes a directory; a NULL handle is EBADF. The
+ * calls that take a descriptor take it alone: a descriptor belongs to the
+ * mount that opened it, and its number is unique among the process's open
+ * descriptors of every mount. A closed descriptor's number is not given
+ * out again for about 2^31 opens, so a stale descriptor fails with EBADF,
+ * never reaching another file. These calls behave as POSIX's: they return
+ * -1 (NULL for opendir/readdir) and set errno (ENOENT, EEXIST, ENOTDIR,
+ * EISDIR, ENOTEMPTY, ENAMETOOLONG, EBADF, EINVAL, EROFS, ENOSPC, EIO for
+ * corruption, ...); sluice_errmsg() has the details. Descriptors are
+ * Sluice's own, not kernel descriptors.
+ *
+ * The C++ streams (sluice/stream.h) use a mount of their own, made by
+ * sluice::fstream::initialize. */
 #define SLUICE_READER (-1)
 
+typedef struct sluice_fs_t sluice_fs_t;
 typedef struct sluice_dir_t sluice_dir_t;
 
+/* Mounts the file system in `root` as `writer` (or SLUICE_READER), creating
+ * it if needed, into *fs. */
 SLUICE_EXPORT int sluice_mount(const char* root, int writer,
-                               const sluice_options_t* options);
-/* Closes open files (writing their data and checksums) and the stores. */
-SLUICE_EXPORT int sluice_unmount(void);
+                               const sluice_options_t* options,
+                               sluice_fs_t** fs);
+/* Closes the files still open on the mount, as sluice_close does (writing
+ * their data and checksums: they are complete), then the stores, and
+ * frees the handle. The first error is returned, naming the file; the rest
+ * is closed all the same. The mount's descriptors are then closed: calls
+ * on them fail with EBADF. Directory streams (sluice_opendir) are
+ * snapshots and stay readable until sluice_closedir. A program that exits
+ * with mounts open has them closed the same way, at exit. */
+SLUICE_EXPORT int sluice_unmount(sluice_fs_t* fs);
 
 /* Flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND,
  * O_SYNC, O_DSYNC, O_DIRECTORY; others are ignored. With O_SYNC or O_DSYNC
@@ -174,7 +235,8 @@ SLUICE_EXPORT int sluice_unmount(void);
  * opening a directory is EISDIR (sluice_opendir reads directories),
  * O_DIRECTORY on a file ENOTDIR, and O_DIRECTORY with O_CREAT EINVAL (as
  * on Linux), each before anything is created or truncated. */
-SLUICE_EXPORT int sluice_open(const char* path, int flags, ... /* mode */);
+SLUICE_EXPORT int sluice_open(sluice_fs_t* fs, const char* path, int flags,
+                              ... /* mode */);
 SLUICE_EXPORT int sluice_close(int fd);
 SLUICE_EXPORT ssize_t sluice_read(int fd, void* buf, size_t n);
 SLUICE_EXPORT ssize_t sluice_write(int fd, const void* buf, size_t n);
@@ -187,20 +249,25 @@ SLUICE_EXPORT off_t sluice_lseek(int fd, off_t offset, int whence);
 SLUICE_EXPORT int sluice_fsync(int fd);
 /* A negative size is EINVAL and changes nothing. */
 SLUICE_EXPORT int sluice_ftruncate(int fd, off_t size);
-SLUICE_EXPORT int sluice_truncate(const char* path, off_t size);
+SLUICE_EXPORT int sluice_truncate(sluice_fs_t* fs, const char* path,
+                                  off_t size);
 /* Permission bits, and access and modification times as utimensat's:
  * NULL is now for both, UTIME_NOW and UTIME_OMIT as there. Owners are not
  * kept. */
-SLUICE_EXPORT int sluice_chmod(const char* path, mode_t mode);
-SLUICE_EXPORT int sluice_utimens(const char* path,
+SLUICE_EXPORT int sluice_chmod(sluice_fs_t* fs, const char* path,
+                               mode_t mode);
+SLUICE_EXPORT int sluice_utimens(sluice_fs_t* fs, const char* path,
                                  const struct timespec times[2]);
-SLUICE_EXPORT int sluice_stat(const char* path, struct stat* st);
+SLUICE_EXPORT int sluice_stat(sluice_fs_t* fs, const char* path,
+                              struct stat* st);
 SLUICE_EXPORT int sluice_fstat(int fd, struct stat* st);
-SLUICE_EXPORT int sluice_unlink(const char* path);
-SLUICE_EXPORT int sluice_rename(const char* from, const char* to);
-SLUICE_EXPORT int sluice_mkdir(const char* path, mode_t mode);
-SLUICE_EXPORT int sluice_rmdir(const char* path);
-SLUICE_EXPORT sluice_dir_t* sluice_opendir(const char* path);
+SLUICE_EXPORT int sluice_unlink(sluice_fs_t* fs, const char* path);
+SLUICE_EXPORT int sluice_rename(sluice_fs_t* fs, const char* from,
+                                const char* to);
+SLUICE_EXPORT int sluice_mkdir(sluice_fs_t* fs, const char* path,
+                               mode_t mode);
+SLUICE_EXPORT int sluice_rmdir(sluice_fs_t* fs, const char* path);
+SLUICE_EXPORT sluice_dir_t* sluice_opendir(sluice_fs_t* fs, const char* path);
 /* The next entry (d_name, d_type), valid until the next call; NULL at the
  * end (errno unchanged) or on error (errno set). */
 SLUICE_EXPORT struct dirent* sluice_readdir(sluice_dir_t* dir);
@@ -213,7 +280,7 @@ SLUICE_EXPORT int sluice_closedir(sluice_dir_t* dir);
  * only once every rank's close succeeded. Every call returns SLUICE_OK or
  * an error code, with sluice_errmsg(). Calls marked collective must be made
  * by every rank of the context, in the same order; sluice_init_mpi is in
- * sluice/c_mpi.h. */
+ * sluice/c_mpi.h. Several contexts may live in one process. */
 typedef struct sluice_context_t sluice_context_t;
 typedef struct sluice_dataset_t sluice_dataset_t;
 typedef struct sluice_element_t sluice_element_t;
@@ -257,11 +324,10 @@ SLUICE_EXPORT int sluice_fini(sluice_context_t* ctx);
 SLUICE_EXPORT int sluice_config_set(sluice_context_t* ctx, const char* name,
                                     const char* value);
 /* The effective value of a variable for `dataset` (NULL: the context's),
- * into buf[0..cap) NUL-terminated; SLUICE_BUFFER_TOO_SMALL if it does not
- * fit. */
+ * into buf[0..cap) NUL-terminated; *len (may be NULL): its length. */
 SLUICE_EXPORT int sluice_config_get(sluice_context_t* ctx, const char* name,
                                     const char* dataset, char* buf,
-                                    size_t cap);
+                                    size_t cap, size_t* len);
 
 /* Opens id `id` of dataset `name`: SLUICE_DATASET_WRITE with id >= 0, or
  * SLUICE_DATASET_READ with id >= 0, SLUICE_DATASET_ID_HIGHEST or
@@ -270,7 +336,7 @@ SLUICE_EXPORT int sluice_dataset_open(sluice_context_t* ctx, const char* name,
                                       int64_t id, int flags,
                                       sluice_dataset_t** ds);
 /* The id opened (HIGHEST and NEWEST resolved). */
-SLUICE_EXPORT int64_t sluice_dataset_id(const sluice_dataset_t* ds);
+SLUICE_EXPORT int sluice_dataset_id(const sluice_dataset_t* ds, int64_t* id);
 /* Writing: waits for this rank's requests, closes its elements, makes its
  * data durable and commits the id if every rank did; otherwise every rank
  * gets the error naming the first failing rank, and the id does not exist.
@@ -281,7 +347,7 @@ SLUICE_EXPORT int sluice_dataset_close(sluice_dataset_t* ds);
 SLUICE_EXPORT int sluice_dataset_unlink(sluice_context_t* ctx,
                                         const char* name, int64_t id);
 /* The ids of dataset `name`, ascending, into out[0..cap); *count is how
- * many there are (may exceed cap). Local. */
+ * many there are (SLUICE_BUFFER_TOO_SMALL when more than cap). Local. */
 SLUICE_EXPORT int sluice_dataset_list(sluice_context_t* ctx, const char* name,
                                       sluice_dataset_id_info_t* out,
                                       size_t cap, size_t* count);
@@ -358,10 +424,11 @@ SLUICE_EXPORT int sluice_element_read_strided_nb(
     sluice_element_t* el, uint64_t offset, void* buf, size_t count,
     size_t block, uint64_t stride, sluice_request_t** req);
 /* Waits for *req, returns its outcome (*got: bytes moved; may be NULL),
- * frees it and sets *req to NULL. */
+ * frees it and sets *req to NULL. A NULL *req is done at once (SLUICE_OK,
+ * *got = 0), as MPI_Wait of MPI_REQUEST_NULL. */
 SLUICE_EXPORT int sluice_request_wait(sluice_request_t** req, size_t* got);
-/* *done = 1 when finished: then as sluice_request_wait. Else *done = 0 and
- * SLUICE_OK. */
+/* *done = 1 when finished (or *req NULL): then as sluice_request_wait.
+ * Else *done = 0 and SLUICE_OK. */
 SLUICE_EXPORT int sluice_request_test(sluice_request_t** req, int* done,
                                       size_t* got);
 

@@ -9,8 +9,9 @@
 //
 // sluice::filebuf is a std::streambuf over a sluice::File, so formatted I/O,
 // iterators, seekp/seekg, tellp/tellg, flush, rdbuf, good/fail/eof all work
-// as with std::fstream. Streams use the file system mounted in the process
-// (initialize here, or sluice_mount in C); paths are inside it.
+// as with std::fstream. Streams use the file system the statics below
+// mount for the whole process (a mount of its own, apart from the handles
+// sluice_mount gives in C); paths are inside it.
 //
 // Thread-safety: as std::fstream: one stream per thread; the statics are
 // thread-safe.
@@ -69,8 +70,8 @@ class SLUICE_EXPORT filebuf : public std::streambuf {
   Status status_;
 };
 
-// The statics of LSMIO's FStream: they mount and unmount the process's file
-// system (the same one sluice_mount uses) and make it durable.
+// The statics of LSMIO's FStream: they mount and unmount the streams' file
+// system, one per process, and make it durable.
 class SLUICE_EXPORT stream_base {
  public:
   // Mounts the file system in directory `root` as `writer` (its MPI rank,

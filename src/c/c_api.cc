@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 using sluice::SetLastError;
 using sluice::Status;
@@ -17,6 +18,20 @@ thread_local std::string last_error;
 int SetLastError(const Status& s) {
   last_error = s.ok() ? std::string() : s.message();
   return static_cast<int>(s.code());
+}
+
+int CopyString(const std::string& value, char* buf, size_t cap, size_t* len,
+               const std::string& what) {
+  if (len != nullptr) *len = value.size();
+  if (cap > 0) {
+    const size_t n = value.size() < cap - 1 ? value.size() : cap - 1;
+    memcpy(buf, value.data(), n);
+    buf[n] = '\0';
+  }
+  if (value.size() < cap) return SetLastError(Status::OK());
+  last_error = what + " needs " + std::to_string(value.size() + 1) +
+               " bytes with its NUL; the buffer has " + std::to_string(cap);
+  return SLUICE_BUFFER_TOO_SMALL;
 }
 }  // namespace sluice
 
@@ -56,6 +71,11 @@ const char* sluice_strerror(int code) {
 
 void sluice_free(void* ptr) { free(ptr); }
 
+// The library's version, from CMake's project(); the headers' must match.
+static_assert(std::string_view(SLUICE_BUILD_VERSION) == SLUICE_VERSION,
+              "include/sluice/version.h differs from CMakeLists.txt's version");
+const char* sluice_version(void) { return SLUICE_BUILD_VERSION; }
+
 sluice_options_t* sluice_options_create(void) {
   try {
     return new sluice_options_t;
@@ -83,7 +103,7 @@ int sluice_options_set(sluice_options_t* options, const char* name,
 }
 
 int sluice_kv_open(const char* path, const sluice_options_t* options,
-                sluice_store_t** store) {
+                   sluice_store_t** store) {
   SLUICE_C_GUARD({
     if (store == nullptr) {
       return SetLastError(Status::InvalidArgument("NULL store pointer"));
@@ -106,28 +126,28 @@ int sluice_kv_close(sluice_store_t* store) {
   SLUICE_C_GUARD({ return SetLastError(owned->rep->Close()); })
 }
 
-int sluice_put(sluice_store_t* store, const void* key, size_t klen,
-               const void* val, size_t vlen, int flags) {
+int sluice_kv_put(sluice_store_t* store, const void* key, size_t klen,
+                  const void* val, size_t vlen, int flags) {
   SLUICE_STORE_CALL(store, flags,
                     store->rep->Put(Bytes(key, klen), Bytes(val, vlen),
                                     Mode(flags)));
 }
 
-int sluice_append(sluice_store_t* store, const void* key, size_t klen,
-                  const void* val, size_t vlen, int flags) {
+int sluice_kv_append(sluice_store_t* store, const void* key, size_t klen,
+                     const void* val, size_t vlen, int flags) {
   SLUICE_STORE_CALL(store, flags,
                     store->rep->Append(Bytes(key, klen), Bytes(val, vlen),
                                        Mode(flags)));
 }
 
-int sluice_del(sluice_store_t* store, const void* key, size_t klen,
-               int flags) {
+int sluice_kv_delete(sluice_store_t* store, const void* key, size_t klen,
+                     int flags) {
   SLUICE_STORE_CALL(store, flags,
                     store->rep->Delete(Bytes(key, klen), Mode(flags)));
 }
 
-int sluice_get(sluice_store_t* store, const void* key, size_t klen, void** val,
-               size_t* vlen) {
+int sluice_kv_get(sluice_store_t* store, const void* key, size_t klen,
+                  void** val, size_t* vlen) {
   SLUICE_C_GUARD({
     if (store == nullptr || val == nullptr || vlen == nullptr) {
       return SetLastError(Status::InvalidArgument("NULL argument"));
@@ -147,8 +167,8 @@ int sluice_get(sluice_store_t* store, const void* key, size_t klen, void** val,
   })
 }
 
-int sluice_get_into(sluice_store_t* store, const void* key, size_t klen,
-                    void* buf, size_t cap, size_t* vlen) {
+int sluice_kv_get_into(sluice_store_t* store, const void* key, size_t klen,
+                       void* buf, size_t cap, size_t* vlen) {
   SLUICE_C_GUARD({
     if (store == nullptr || vlen == nullptr || (buf == nullptr && cap > 0)) {
       return SetLastError(Status::InvalidArgument("NULL argument"));
@@ -168,26 +188,26 @@ int sluice_get_into(sluice_store_t* store, const void* key, size_t klen,
   })
 }
 
-int sluice_write_barrier(sluice_store_t* store) {
+int sluice_kv_write_barrier(sluice_store_t* store) {
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->WriteBarrier());
 }
 
-int sluice_reclaim_space(sluice_store_t* store, uint64_t* bytes_freed) {
+int sluice_kv_reclaim_space(sluice_store_t* store, uint64_t* bytes_freed) {
   uint64_t ignored;
   uint64_t* freed = bytes_freed != nullptr ? bytes_freed : &ignored;
   *freed = 0;  // also when the handle is bad
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->ReclaimSpace(freed));
 }
 
-int sluice_start_batch(sluice_store_t* store) {
+int sluice_kv_start_batch(sluice_store_t* store) {
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->StartBatch());
 }
 
-int sluice_stop_batch(sluice_store_t* store) {
+int sluice_kv_stop_batch(sluice_store_t* store) {
   SLUICE_STORE_CALL(store, SLUICE_SYNC, store->rep->StopBatch());
 }
 
-int sluice_stats(sluice_store_t* store, int op, sluice_op_stats_t* out) {
+int sluice_kv_stats(sluice_store_t* store, int op, sluice_op_stats_t* out) {
   SLUICE_C_GUARD({
     if (store == nullptr || out == nullptr || op < 0 || op >= SLUICE_OP_COUNT) {
       return SetLastError(Status::InvalidArgument("bad store, op or output"));
@@ -201,19 +221,16 @@ int sluice_stats(sluice_store_t* store, int op, sluice_op_stats_t* out) {
   })
 }
 
-size_t sluice_stats_string(sluice_store_t* store, char* buf, size_t cap) {
-  try {
-    if (store == nullptr) return 0;
-    std::string line = store->rep->GetStats().ToString();
-    if (buf != nullptr && cap > 0) {
-      size_t n = line.size() < cap - 1 ? line.size() : cap - 1;
-      memcpy(buf, line.data(), n);
-      buf[n] = '\0';
+int sluice_kv_stats_string(sluice_store_t* store, char* buf, size_t cap,
+                           size_t* len) {
+  SLUICE_C_GUARD({
+    if (len != nullptr) *len = 0;
+    if (store == nullptr || (buf == nullptr && cap > 0)) {
+      return SetLastError(Status::InvalidArgument("NULL argument"));
     }
-    return line.size();
-  } catch (...) {
-    return 0;
-  }
+    return sluice::CopyString(store->rep->GetStats().ToString(), buf, cap,
+                              len, "the store's counters");
+  })
 }
 
 }  // extern "C"

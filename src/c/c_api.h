@@ -3,6 +3,7 @@
 #define SLUICE_C_C_API_H_
 
 #include <memory>
+#include <string>
 
 #include "sluice/dataset.h"
 #include "sluice/kv.h"
@@ -24,6 +25,11 @@ struct sluice_context_t {
 namespace sluice {
 // Records `s` as the calling thread's last error and returns its C code.
 SLUICE_EXPORT int SetLastError(const Status& s);
+// Copies `value` into buf[0..cap), NUL-terminated (truncated if it does not
+// fit: SLUICE_BUFFER_TOO_SMALL, naming `what`); *len, if not NULL, is its
+// length.
+int CopyString(const std::string& value, char* buf, size_t cap, size_t* len,
+               const std::string& what);
 }  // namespace sluice
 
 // Runs `body` (returning an int), turning any exception into an error code

@@ -66,7 +66,7 @@ int sluice_init_single(const char* name, const char* config_file,
 
 int sluice_fini(sluice_context_t* ctx) {
   SLUICE_C_GUARD({
-    if (!ctx) return Null("context");
+    if (!ctx) return SetLastError(Status::OK());
     std::unique_ptr<sluice_context_t> owned(ctx);
     return SetLastError(ctx->rep->Fini());
   })
@@ -81,9 +81,11 @@ int sluice_config_set(sluice_context_t* ctx, const char* name,
 }
 
 int sluice_config_get(sluice_context_t* ctx, const char* name,
-                      const char* dataset, char* buf, size_t cap) {
+                      const char* dataset, char* buf, size_t cap,
+                      size_t* len) {
   SLUICE_C_GUARD({
-    if (!ctx || !name || !buf) return Null("argument");
+    if (len) *len = 0;
+    if (!ctx || !name || (!buf && cap)) return Null("argument");
     bool known = false;
     for (const auto& v : sluice::Config::Variables()) known |= name == std::string(v.name);
     if (!known) {
@@ -93,14 +95,8 @@ int sluice_config_get(sluice_context_t* ctx, const char* name,
     }
     const std::string v =
         ctx->rep->config().Get(name, dataset ? dataset : "").value;
-    if (v.size() + 1 > cap) {
-      SetLastError(Status::InvalidArgument(
-          "value of " + std::string(name) + " needs " +
-          std::to_string(v.size() + 1) + " bytes"));
-      return SLUICE_BUFFER_TOO_SMALL;
-    }
-    memcpy(buf, v.c_str(), v.size() + 1);
-    return SLUICE_OK;
+    return sluice::CopyString(v, buf, cap, len,
+                              "the value of " + std::string(name));
   })
 }
 
@@ -118,13 +114,17 @@ int sluice_dataset_open(sluice_context_t* ctx, const char* name, int64_t id,
   })
 }
 
-int64_t sluice_dataset_id(const sluice_dataset_t* ds) {
-  return ds ? ds->rep->id() : -1;
+int sluice_dataset_id(const sluice_dataset_t* ds, int64_t* id) {
+  SLUICE_C_GUARD({
+    if (!ds || !id) return Null("argument");
+    *id = ds->rep->id();
+    return SetLastError(Status::OK());
+  })
 }
 
 int sluice_dataset_close(sluice_dataset_t* ds) {
   SLUICE_C_GUARD({
-    if (!ds) return Null("dataset");
+    if (!ds) return SetLastError(Status::OK());
     std::unique_ptr<sluice_dataset_t> owned(ds);
     return SetLastError(ds->rep->Close());
   })
@@ -155,7 +155,13 @@ int sluice_dataset_list(sluice_context_t* ctx, const char* name,
       out[i].ranks = ids[i].ranks;
       out[i].writers = ids[i].writers;
     }
-    return SLUICE_OK;
+    if (ids.size() > cap) {
+      SetLastError(Status::InvalidArgument(
+          std::string(name) + " has " + std::to_string(ids.size()) +
+          " ids; the array holds " + std::to_string(cap)));
+      return SLUICE_BUFFER_TOO_SMALL;
+    }
+    return SetLastError(Status::OK());
   })
 }
 
@@ -229,7 +235,7 @@ int sluice_element_open_rank(sluice_dataset_t* ds, const char* name, int rank,
 
 int sluice_element_close(sluice_element_t* el) {
   SLUICE_C_GUARD({
-    if (!el) return Null("element");
+    if (!el) return SetLastError(Status::OK());
     std::unique_ptr<sluice_element_t> owned(el);
     return SetLastError(el->rep->Close());
   })
@@ -325,7 +331,11 @@ int sluice_element_read_strided_nb(sluice_element_t* el, uint64_t offset,
 
 int sluice_request_wait(sluice_request_t** req, size_t* got) {
   SLUICE_C_GUARD({
-    if (!req || !*req) return Null("request");
+    if (!req) return Null("request pointer");
+    if (!*req) {  // as MPI_Wait of MPI_REQUEST_NULL
+      if (got) *got = 0;
+      return SetLastError(Status::OK());
+    }
     std::unique_ptr<sluice_request_t> owned(*req);
     *req = nullptr;
     return SetLastError(owned->rep->Wait(got));
@@ -334,7 +344,12 @@ int sluice_request_wait(sluice_request_t** req, size_t* got) {
 
 int sluice_request_test(sluice_request_t** req, int* done, size_t* got) {
   SLUICE_C_GUARD({
-    if (!req || !*req || !done) return Null("argument");
+    if (!req || !done) return Null("argument");
+    if (!*req) {  // as MPI_Test of MPI_REQUEST_NULL
+      *done = 1;
+      if (got) *got = 0;
+      return SetLastError(Status::OK());
+    }
     bool d = false;
     Status s = (*req)->rep->Test(&d, got);
     *done = d ? 1 : 0;

@@ -1,4 +1,5 @@
-// The POSIX-like C API over the mounted file system: descriptors, errno.
+// The POSIX-like C API over mounted file systems: handles, descriptors,
+// errno.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -8,10 +9,12 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "c/c_api.h"
+#include "c/c_fd_table.h"
 #include "fs/mount.h"
 #include "fs/reader.h"
 #include "sluice/fs.h"
@@ -20,7 +23,14 @@ using sluice::ErrnoOf;
 using sluice::File;
 using sluice::FileInfo;
 using sluice::FileSystem;
+using sluice::SetLastError;
 using sluice::Status;
+using sluice::capi::CloseDescriptor;
+using sluice::capi::Descriptor;
+
+struct sluice_fs_t {
+  std::shared_ptr<FileSystem> rep;
+};
 
 struct sluice_dir_t {
   std::vector<sluice::DirEntry> entries;
@@ -30,45 +40,29 @@ struct sluice_dir_t {
 
 namespace {
 
-// One open descriptor.
-struct Descriptor {
-  std::unique_ptr<File> file;
-  std::shared_ptr<FileSystem> fs;  // keeps the mount alive while open
-  int flags;
-};
-
-std::mutex table_mu;
-std::vector<std::shared_ptr<Descriptor>> table;  // GUARDED_BY(table_mu)
-
 // Records `s`; returns 0, or -1 with errno set.
 int Fail(const Status& s, int err = 0) {
-  sluice::SetLastError(s);
+  SetLastError(s);
   if (s.ok()) return 0;
   errno = err ? err : ErrnoOf(s);
   return -1;
 }
 
-std::shared_ptr<FileSystem> Fs() {
-  std::shared_ptr<FileSystem> fs = sluice::fs::Mounted();
-  if (!fs) {
-    Fail(Status::InvalidArgument("no Sluice file system is mounted "
-                                 "(call sluice_mount first)"),
-         ENODEV);
-  }
-  return fs;
-}
-
-std::shared_ptr<Descriptor> Get(int fd) {
-  std::lock_guard<std::mutex> lock(table_mu);
-  if (fd < 0 || static_cast<size_t>(fd) >= table.size() || !table[fd]) {
+// The file system of handle `fs`, or null with EBADF (as openat's with a
+// bad directory descriptor).
+FileSystem* Fs(sluice_fs_t* fs) {
+  if (fs == nullptr || !fs->rep) {
+    Fail(Status::InvalidArgument("NULL Sluice file system handle (call "
+                                 "sluice_mount first)"),
+         EBADF);
     return nullptr;
   }
-  return table[fd];
+  return fs->rep.get();
 }
 
-int BadFd(int fd) {
-  return Fail(Status::InvalidArgument("bad Sluice descriptor " +
-                                      std::to_string(fd)),
+int BadFd(int fd, const char* why) {
+  return Fail(Status::InvalidArgument("Sluice descriptor " +
+                                      std::to_string(fd) + " " + why),
               EBADF);
 }
 
@@ -103,53 +97,104 @@ T Guard(T failed, F body) {
   return failed;
 }
 
-// At exit, with the file system still mounted: the files the program
-// left open are closed (and so complete), as the kernel closes a process's
+// What a descriptor call needs of the descriptor's access mode.
+enum Need { kAny, kReadable, kWritable };
+
+// Runs body(File&) on descriptor fd's file, holding the descriptor so that
+// no close runs meanwhile; EBADF when fd is not open (never opened,
+// closed, or its file system unmounted) or lacks the access `need`.
+template <typename T, typename F>
+T OnFd(int fd, Need need, F body) {
+  return Guard<T>(-1, [&]() -> T {
+    std::shared_ptr<Descriptor> d = sluice::capi::FindDescriptor(fd);
+    if (!d) return BadFd(fd, "is not open");
+    std::shared_lock<std::shared_mutex> lock(d->mu);
+    if (!d->file) return BadFd(fd, "is not open");
+    const int mode = d->flags & O_ACCMODE;
+    if (need == kReadable && mode == O_WRONLY) {
+      return BadFd(fd, "is not open for reading");
+    }
+    if (need == kWritable && mode == O_RDONLY) {
+      return BadFd(fd, "is not open for writing");
+    }
+    return body(*d->file);
+  });
+}
+
+// Closes d's file; an error names the file and `when`.
+Status CloseNamed(Descriptor* d, const char* when) {
+  std::string path;
+  {
+    std::shared_lock<std::shared_mutex> lock(d->mu);
+    if (d->file) path = d->file->path();
+  }
+  Status s = CloseDescriptor(d);
+  if (s.ok()) return s;
+  return Status(s.code(), "closing " + path + " " + when + ": " + s.message());
+}
+
+// At exit, with file systems still mounted: the files the program left
+// open are closed (and so complete), as the kernel closes a process's
 // descriptors.
 void CloseAllAtExit() {
-  std::lock_guard<std::mutex> lock(table_mu);
-  for (auto& d : table) {
-    if (!d) continue;
-    Status s = d->file->Close();
-    if (!s.ok()) {
-      fprintf(stderr, "sluice: closing %s at exit: %s\n",
-              d->file->path().c_str(), s.ToString().c_str());
-    }
+  for (const auto& d : sluice::capi::RemoveDescriptors(nullptr)) {
+    Status s = CloseNamed(d.get(), "at exit");
+    if (!s.ok()) fprintf(stderr, "sluice: %s\n", s.ToString().c_str());
   }
-  table.clear();
+}
+
+// The options of a mount from the C options (NULL: the defaults).
+sluice::FsOptions FsOptionsOf(const sluice_options_t* o) {
+  sluice::FsOptions options;
+  if (o) {
+    options.store = o->rep;
+    options.extent_bytes = o->extent_bytes;
+  }
+  return options;
 }
 
 }  // namespace
 
 extern "C" {
 
-int sluice_mount(const char* root, int writer, const sluice_options_t* o) {
-  return Guard(-1, [&] {
-    if (root == nullptr) return Fail(Status::InvalidArgument("NULL root"));
-    sluice::FsOptions options;
-    if (o) {
-      options.store = o->rep;
-      options.extent_bytes = o->extent_bytes;
+int sluice_mount(const char* root, int writer, const sluice_options_t* o,
+                 sluice_fs_t** fs) {
+  SLUICE_C_GUARD({
+    if (fs == nullptr) {
+      return SetLastError(
+          Status::InvalidArgument("NULL file system handle pointer"));
+    }
+    *fs = nullptr;
+    if (root == nullptr) {
+      return SetLastError(Status::InvalidArgument("NULL root"));
     }
     sluice::fs::SetBeforeExit(CloseAllAtExit);
-    return Fail(sluice::fs::Mount(options, root, writer));
-  });
+    auto handle = std::make_unique<sluice_fs_t>();
+    Status s =
+        sluice::fs::OpenMount(FsOptionsOf(o), root, writer, &handle->rep);
+    if (s.ok()) *fs = handle.release();
+    return SetLastError(s);
+  })
 }
 
-int sluice_unmount(void) {
-  return Guard(-1, [&] {
-    {
-      std::lock_guard<std::mutex> lock(table_mu);
-      for (auto& d : table) {
-        if (d) d->file->Close();
-      }
-      table.clear();
+int sluice_unmount(sluice_fs_t* fs) {
+  if (fs == nullptr) return SetLastError(Status::OK());
+  std::unique_ptr<sluice_fs_t> owned(fs);
+  SLUICE_C_GUARD({
+    // The files still open first, then the file system; the first error
+    // is the outcome, but everything is closed and the handle freed.
+    Status s;
+    for (const auto& d : sluice::capi::RemoveDescriptors(fs->rep.get())) {
+      Status c = CloseNamed(d.get(), "at unmount");
+      if (s.ok()) s = c;
     }
-    return Fail(sluice::fs::Unmount());
-  });
+    Status c = sluice::fs::CloseMount(fs->rep);
+    if (s.ok()) s = c;
+    return SetLastError(s);
+  })
 }
 
-int sluice_open(const char* path, int flags, ...) {
+int sluice_open(sluice_fs_t* handle, const char* path, int flags, ...) {
   uint32_t mode = 0;
   if (flags & O_CREAT) {
     va_list ap;
@@ -158,9 +203,11 @@ int sluice_open(const char* path, int flags, ...) {
     va_end(ap);
   }
   return Guard(-1, [&] {
-    std::shared_ptr<FileSystem> fs = Fs();
+    FileSystem* fs = Fs(handle);
     if (!fs) return -1;
-    if (path == nullptr) return Fail(Status::InvalidArgument("NULL path"), EFAULT);
+    if (path == nullptr) {
+      return Fail(Status::InvalidArgument("NULL path"), EFAULT);
+    }
     // Refused before anything else, as open(2) refuses it (EINVAL).
     Status s = sluice::fs::CheckOpenFlags(path, flags & kOpenFlags);
     if (!s.ok()) return Fail(s);
@@ -173,155 +220,148 @@ int sluice_open(const char* path, int flags, ...) {
                   EROFS);
     }
     auto d = std::make_shared<Descriptor>();
-    d->fs = fs;
+    d->fs = handle->rep;
     d->flags = flags;
     s = fs->OpenFile(path, flags & kOpenFlags, mode, &d->file);
     if (!s.ok()) return Fail(s);
-    std::lock_guard<std::mutex> lock(table_mu);
-    for (size_t i = 0; i < table.size(); ++i) {
-      if (!table[i]) {
-        table[i] = d;
-        return static_cast<int>(i);
-      }
-    }
-    table.push_back(d);
-    return static_cast<int>(table.size() - 1);
+    return sluice::capi::AddDescriptor(std::move(d));
   });
 }
 
 int sluice_close(int fd) {
   return Guard(-1, [&] {
-    std::shared_ptr<Descriptor> d;
-    {
-      std::lock_guard<std::mutex> lock(table_mu);
-      if (fd < 0 || static_cast<size_t>(fd) >= table.size() || !table[fd]) {
-        return BadFd(fd);
-      }
-      d.swap(table[fd]);
-    }
-    return Fail(d->file->Close());
+    std::shared_ptr<Descriptor> d = sluice::capi::RemoveDescriptor(fd);
+    if (!d) return BadFd(fd, "is not open");
+    return Fail(CloseDescriptor(d.get()));
   });
 }
 
-static bool CanRead(const Descriptor& d) { return (d.flags & O_ACCMODE) != O_WRONLY; }
-static bool CanWrite(const Descriptor& d) { return (d.flags & O_ACCMODE) != O_RDONLY; }
-
 ssize_t sluice_read(int fd, void* buf, size_t n) {
-  return Guard<ssize_t>(-1, [&]() -> ssize_t {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d || !CanRead(*d)) return BadFd(fd);
+  return OnFd<ssize_t>(fd, kReadable, [&](File& f) -> ssize_t {
     size_t got = 0;
-    Status s = d->file->Read(buf, n, &got);
+    Status s = f.Read(buf, n, &got);
     return s.ok() ? static_cast<ssize_t>(got) : Fail(s);
   });
 }
 
 ssize_t sluice_write(int fd, const void* buf, size_t n) {
-  return Guard<ssize_t>(-1, [&]() -> ssize_t {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d || !CanWrite(*d)) return BadFd(fd);
-    Status s = d->file->Write(buf, n);
+  return OnFd<ssize_t>(fd, kWritable, [&](File& f) -> ssize_t {
+    Status s = f.Write(buf, n);
     return s.ok() ? static_cast<ssize_t>(n) : Fail(s);
   });
 }
 
 ssize_t sluice_pread(int fd, void* buf, size_t n, off_t offset) {
-  return Guard<ssize_t>(-1, [&]() -> ssize_t {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d || !CanRead(*d)) return BadFd(fd);
+  return OnFd<ssize_t>(fd, kReadable, [&](File& f) -> ssize_t {
     if (offset < 0) return Fail(Status::InvalidArgument("negative offset"));
     size_t got = 0;
-    Status s = d->file->PRead(buf, n, static_cast<uint64_t>(offset), &got);
+    Status s = f.PRead(buf, n, static_cast<uint64_t>(offset), &got);
     return s.ok() ? static_cast<ssize_t>(got) : Fail(s);
   });
 }
 
 ssize_t sluice_pwrite(int fd, const void* buf, size_t n, off_t offset) {
-  return Guard<ssize_t>(-1, [&]() -> ssize_t {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d || !CanWrite(*d)) return BadFd(fd);
+  return OnFd<ssize_t>(fd, kWritable, [&](File& f) -> ssize_t {
     if (offset < 0) return Fail(Status::InvalidArgument("negative offset"));
-    Status s = d->file->PWrite(buf, n, static_cast<uint64_t>(offset));
+    Status s = f.PWrite(buf, n, static_cast<uint64_t>(offset));
     return s.ok() ? static_cast<ssize_t>(n) : Fail(s);
   });
 }
 
 off_t sluice_lseek(int fd, off_t offset, int whence) {
-  return Guard<off_t>(-1, [&]() -> off_t {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d) return BadFd(fd);
+  return OnFd<off_t>(fd, kAny, [&](File& f) -> off_t {
     uint64_t pos = 0;
-    Status s = d->file->Seek(offset, whence, &pos);
+    Status s = f.Seek(offset, whence, &pos);
     return s.ok() ? static_cast<off_t>(pos) : Fail(s);
   });
 }
 
 int sluice_fsync(int fd) {
-  return Guard(-1, [&] {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d) return BadFd(fd);
-    return Fail(d->file->Sync());
-  });
+  return OnFd<int>(fd, kAny, [&](File& f) { return Fail(f.Sync()); });
 }
 
 int sluice_ftruncate(int fd, off_t size) {
-  return Guard(-1, [&] {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d || !CanWrite(*d)) return BadFd(fd);
+  return OnFd<int>(fd, kWritable, [&](File& f) {
     if (size < 0) {
-      return Fail(Status::InvalidArgument(d->file->path() + ": negative size " +
+      return Fail(Status::InvalidArgument(f.path() + ": negative size " +
                                           std::to_string(size)));
     }
-    return Fail(d->file->Truncate(static_cast<uint64_t>(size)));
+    return Fail(f.Truncate(static_cast<uint64_t>(size)));
   });
 }
 
 int sluice_fstat(int fd, struct stat* st) {
-  return Guard(-1, [&] {
-    std::shared_ptr<Descriptor> d = Get(fd);
-    if (!d) return BadFd(fd);
+  return OnFd<int>(fd, kAny, [&](File& f) {
+    if (st == nullptr) {
+      return Fail(Status::InvalidArgument("NULL stat buffer"), EFAULT);
+    }
     FileInfo info;
-    Status s = d->file->Stat(&info);
+    Status s = f.Stat(&info);
     if (s.ok()) FillStat(info, st);
     return Fail(s);
   });
 }
 
-// Path calls that change the namespace: the mounted file system's method,
-// EROFS on a read-only mount, errno on failure.
-#define SLUICE_PATH_CALL(call)                                          \
+// Path calls that change the namespace, in a function whose handle is
+// `handle`: the file system's method, EROFS on a read-only mount, errno on
+// failure.
+#define SLUICE_PATH_CALL(path, call)                                    \
   return Guard(-1, [&] {                                                \
-    std::shared_ptr<FileSystem> fs = Fs();                              \
+    FileSystem* fs = Fs(handle);                                        \
     if (!fs) return -1;                                                 \
+    if ((path) == nullptr) {                                            \
+      return Fail(Status::InvalidArgument("NULL path"), EFAULT);        \
+    }                                                                   \
     if (fs->read_only()) {                                              \
-      return Fail(Status::InvalidArgument("the file system is mounted " \
-                                          "read-only"),                 \
+      return Fail(Status::InvalidArgument(std::string(path) +           \
+                                          ": the file system is "       \
+                                          "mounted read-only"),         \
                   EROFS);                                               \
     }                                                                   \
     return Fail(call);                                                  \
   })
 
-int sluice_truncate(const char* path, off_t size) {
+int sluice_truncate(sluice_fs_t* handle, const char* path, off_t size) {
   if (size < 0) {  // before anything else, as truncate(2)
     return Fail(Status::InvalidArgument(std::string(path ? path : "(NULL)") +
                                         ": negative size " +
                                         std::to_string(size)));
   }
-  SLUICE_PATH_CALL(fs->Truncate(path, static_cast<uint64_t>(size)));
+  SLUICE_PATH_CALL(path, fs->Truncate(path, static_cast<uint64_t>(size)));
 }
 
-int sluice_chmod(const char* path, mode_t mode) {
-  SLUICE_PATH_CALL(fs->SetAttr(path, sluice::ModeAttrs(mode)));
+int sluice_chmod(sluice_fs_t* handle, const char* path, mode_t mode) {
+  SLUICE_PATH_CALL(path, fs->SetAttr(path, sluice::ModeAttrs(mode)));
 }
 
-int sluice_utimens(const char* path, const struct timespec times[2]) {
-  SLUICE_PATH_CALL(fs->SetAttr(path, sluice::TimeAttrs(times)));
+int sluice_utimens(sluice_fs_t* handle, const char* path,
+                   const struct timespec times[2]) {
+  SLUICE_PATH_CALL(path, fs->SetAttr(path, sluice::TimeAttrs(times)));
 }
 
-int sluice_stat(const char* path, struct stat* st) {
+int sluice_unlink(sluice_fs_t* handle, const char* path) {
+  SLUICE_PATH_CALL(path, fs->Unlink(path));
+}
+
+int sluice_rename(sluice_fs_t* handle, const char* from, const char* to) {
+  SLUICE_PATH_CALL((from && to ? from : nullptr), fs->Rename(from, to));
+}
+
+int sluice_mkdir(sluice_fs_t* handle, const char* path, mode_t mode) {
+  SLUICE_PATH_CALL(path, fs->Mkdir(path, mode));
+}
+
+int sluice_rmdir(sluice_fs_t* handle, const char* path) {
+  SLUICE_PATH_CALL(path, fs->Rmdir(path));
+}
+
+int sluice_stat(sluice_fs_t* handle, const char* path, struct stat* st) {
   return Guard(-1, [&] {
-    std::shared_ptr<FileSystem> fs = Fs();
+    FileSystem* fs = Fs(handle);
     if (!fs) return -1;
+    if (path == nullptr || st == nullptr) {
+      return Fail(Status::InvalidArgument("NULL path or stat buffer"), EFAULT);
+    }
     FileInfo info;
     Status s = fs->Stat(path, &info);
     if (s.ok()) FillStat(info, st);
@@ -329,19 +369,14 @@ int sluice_stat(const char* path, struct stat* st) {
   });
 }
 
-int sluice_unlink(const char* path) { SLUICE_PATH_CALL(fs->Unlink(path)); }
-int sluice_rename(const char* from, const char* to) {
-  SLUICE_PATH_CALL(fs->Rename(from, to));
-}
-int sluice_mkdir(const char* path, mode_t mode) {
-  SLUICE_PATH_CALL(fs->Mkdir(path, mode));
-}
-int sluice_rmdir(const char* path) { SLUICE_PATH_CALL(fs->Rmdir(path)); }
-
-sluice_dir_t* sluice_opendir(const char* path) {
+sluice_dir_t* sluice_opendir(sluice_fs_t* handle, const char* path) {
   return Guard<sluice_dir_t*>(nullptr, [&]() -> sluice_dir_t* {
-    std::shared_ptr<FileSystem> fs = Fs();
+    FileSystem* fs = Fs(handle);
     if (!fs) return nullptr;
+    if (path == nullptr) {
+      Fail(Status::InvalidArgument("NULL path"), EFAULT);
+      return nullptr;
+    }
     auto dir = std::make_unique<sluice_dir_t>();
     dir->entries.push_back({".", true});
     dir->entries.push_back({"..", true});

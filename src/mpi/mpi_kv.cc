@@ -20,7 +20,8 @@ Status WriteBarrierAll(Store* store, MPI_Comm comm) {
 }  // namespace mpi
 }  // namespace sluice
 
-extern "C" int sluice_write_barrier_all(sluice_store_t* store, MPI_Comm comm) {
+extern "C" int sluice_kv_write_barrier_all(sluice_store_t* store,
+                                           MPI_Comm comm) {
   SLUICE_C_GUARD({
     return sluice::SetLastError(sluice::mpi::WriteBarrierAll(
         store ? store->rep.get() : nullptr, comm));

@@ -313,6 +313,9 @@ std::string Describe(const Op& op) {
   return "?";
 }
 
+// The file system of this process (Mount's), or null.
+sluice_fs_t* the_fs = nullptr;
+
 int Mount(const std::string& root, const std::string& opts, int writer) {
   sluice_options_t* o = sluice_options_create();
   if (opts != "-") {
@@ -331,7 +334,7 @@ int Mount(const std::string& root, const std::string& opts, int writer) {
       start = comma + 1;
     }
   }
-  const int rc = sluice_mount(root.c_str(), writer, o);
+  const int rc = sluice_mount(root.c_str(), writer, o, &the_fs);
   sluice_options_destroy(o);
   return rc;
 }
@@ -354,7 +357,7 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
   Model m;
   for (int i = 0; i < kNames; ++i) {
     struct stat st;
-    if (sluice_stat(NameOf(i).c_str(), &st) == 0) {
+    if (sluice_stat(the_fs, NameOf(i).c_str(), &st) == 0) {
       m.exists[i] = true;
       m.size[i] = static_cast<uint64_t>(st.st_size);
     } else if (errno != ENOENT) {
@@ -373,7 +376,7 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
       bool durable = false;
       switch (op.kind) {
         case Op::kOpen:
-          fd = sluice_open(name.c_str(), op.flags, 0644);
+          fd = sluice_open(the_fs, name.c_str(), op.flags, 0644);
           if (fd < 0) {
             crash_env.Failed("crash_files writer: open", sluice_errmsg());
           }
@@ -421,7 +424,8 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
           durable = true;
           break;
         case Op::kTruncate:
-          if (sluice_truncate(name.c_str(), static_cast<off_t>(op.size)) != 0) {
+          if (sluice_truncate(the_fs, name.c_str(),
+                              static_cast<off_t>(op.size)) != 0) {
             crash_env.Failed("crash_files writer: truncate", sluice_errmsg());
           }
           break;
@@ -431,7 +435,7 @@ int Writer(const std::string& root, const std::string& opts, uint64_t seed,
           }
           break;
         case Op::kRename:
-          if (sluice_rename(name.c_str(), NameOf(op.to).c_str()) != 0) {
+          if (sluice_rename(the_fs, name.c_str(), NameOf(op.to).c_str()) != 0) {
             crash_env.Failed("crash_files writer: rename", sluice_errmsg());
           }
           break;
@@ -635,7 +639,7 @@ std::string ReadRoot(bool unborn, Model* got) {
     const std::string name = NameOf(i);
     got->exists[i] = false;
     got->data[i].clear();
-    const int fd = sluice_open(name.c_str(), O_RDONLY);
+    const int fd = sluice_open(the_fs, name.c_str(), O_RDONLY);
     if (fd < 0) {
       if (errno == ENOENT) continue;
       return name + ": open: " + sluice_errmsg();
@@ -653,7 +657,7 @@ std::string ReadRoot(bool unborn, Model* got) {
     if (sluice_close(fd) != 0) return name + ": close: " + sluice_errmsg();
     got->size[i] = got->data[i].size();
   }
-  sluice_dir_t* dir = sluice_opendir("/");
+  sluice_dir_t* dir = sluice_opendir(the_fs, "/");
   if (dir == nullptr) {
     bool none = unborn && errno == ENOENT;
     for (int i = 0; i < kNames; ++i) none &= !got->exists[i];
@@ -795,7 +799,8 @@ int Run(const char* self, const std::string& root, const std::string& opts) {
              static_cast<unsigned long long>(rep.begun),
              state.empty() ? "the last durable state" : state.c_str());
     }
-    if (mounted) sluice_unmount();
+    if (mounted) sluice_unmount(the_fs);
+    the_fs = nullptr;
     if (!failure.empty()) {
       ++failures;
       fprintf(stderr, "crash_files: FAILED trial %llu (seed %llu, killed after "
