@@ -1,10 +1,10 @@
-// What the `sluice` tool's commands share: argument parsing, messages, the
-// walk of a stored tree (tool.cc), and the copying commands (copy.cc).
-#ifndef SLUICE_TOOLS_COMMON_H_
-#define SLUICE_TOOLS_COMMON_H_
+// What the `sluice` tool's commands share: messages, names safe to print,
+// and the walk of a stored tree.
+#ifndef SLUICE_TOOLS_TOOL_UTIL_H_
+#define SLUICE_TOOLS_TOOL_UTIL_H_
 
+#include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,19 +13,6 @@
 
 namespace sluice {
 namespace tool {
-
-// Prints `why` (if any) and the usage of `cmd`, and exits 2.
-[[noreturn]] void Usage(const std::string& cmd, const std::string& why);
-
-// Flags of one command, then its positional arguments.
-struct Args {
-  std::map<std::string, std::string> flags;
-  std::vector<std::string> pos;
-};
-// `with_value` and `bare` list the flags (" -j -w "); --help prints the
-// command's usage and exits 0.
-Args ParseArgs(const std::string& cmd, int argc, char** argv,
-               const std::string& with_value, const std::string& bare);
 
 // `s` (a name, a path, a message) safe to print on a terminal, on one
 // line: C0 and C1 control characters, DEL and bytes that are not UTF-8 as
@@ -37,10 +24,14 @@ std::string Printable(const std::string& s, bool backslash = true);
 std::string Json(const std::string& s);
 // "dir/name" ("/name" under the root).
 std::string Join(const std::string& dir, const std::string& name);
+// "YYYY-MM-DD HH:MM:SS", local time, of CLOCK_REALTIME nanoseconds.
+std::string TimeString(int64_t ns);
 // Prints "sluice CMD: <s>" to stderr; returns 1.
 int Fail(const char* cmd, const Status& s);
 // The merged, read-only view of every writer's store in `root`.
 Status OpenReader(const std::string& root, std::unique_ptr<FileSystem>* fs);
+// The writer numbers of the stores (writer.N) in `root`, ascending.
+Status WriterNumbers(const std::string& root, std::vector<int>* writers);
 
 // A walk reports a directory this deep instead of entering it: no path so
 // deep fits in PATH_MAX (it takes two bytes a level), so nothing else could
@@ -57,11 +48,7 @@ using WalkErrorFn = std::function<void(const std::string&, const Status&)>;
 Status Walk(FileSystem* fs, const std::string& path, const WalkFn& fn,
             const WalkErrorFn& on_error, int depth = 0);
 
-// `sluice export` and `sluice import` (copy.cc).
-int Export(int argc, char** argv);
-int Import(int argc, char** argv);
-
 }  // namespace tool
 }  // namespace sluice
 
-#endif  // SLUICE_TOOLS_COMMON_H_
+#endif  // SLUICE_TOOLS_TOOL_UTIL_H_

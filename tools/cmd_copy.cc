@@ -16,11 +16,37 @@
 #include <thread>
 #include <vector>
 
-#include "common.h"
+#include "args.h"
+#include "commands.h"
 #include "sluice/fs.h"
+#include "tool_util.h"
 
 namespace sluice {
 namespace tool {
+
+extern const char kExportHelp[] =
+    "sluice export [-j N] [-q] ROOT [PATH] DEST\n"
+    "Copies PATH (default /: everything) into directory DEST as\n"
+    "plain files, N files at a time (default 4), keeping holes,\n"
+    "modes and times. Every byte is verified as it is read.\n"
+    "What cannot be read or written is reported and the rest\n"
+    "exported; the exit status is then 1. DEST may be a symbolic\n"
+    "link to a directory, but nothing below it is followed: a\n"
+    "symbolic link (or a FIFO, ...) where a file or directory goes\n"
+    "is an error naming it, never written through.\n"
+    "Progress goes to stderr once a second (-q: none).\n";
+
+extern const char kImportHelp[] =
+    "sluice import [-w W] [-q] SRC ROOT [PATH]\n"
+    "Copies the file or directory tree SRC into ROOT at PATH\n"
+    "(default /), writing as writer W (default 0): nested\n"
+    "directories, empty and sparse files (holes stay holes).\n"
+    "The tree is read without following any symbolic link, so\n"
+    "nothing outside SRC is stored, even if the tree changes\n"
+    "meanwhile: symbolic links, FIFOs, devices and sockets are\n"
+    "skipped with a message. If anything was skipped or could not\n"
+    "be read, the counts are printed and the exit status is 1.\n";
+
 namespace {
 
 // Progress of a long copy, printed to stderr at most once a second.
