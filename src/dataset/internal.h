@@ -73,6 +73,9 @@ struct ContextImpl {
   Config config;
   FsOptions fs_options;
   std::unique_ptr<FileSystem> fs;  // this rank's store, no other writer's
+  // dataset::OpenContextReadOnly: no store of its own (fs is null); ids
+  // are only read.
+  bool read_only = false;
   dataset::Worker worker;
   std::mutex mu;
   int open_datasets = 0;               // GUARDED_BY(mu)
