@@ -24,10 +24,19 @@ namespace tool {
 
 extern const char kRmHelp[] =
     "sluice rm [-r] ROOT PATH...\n"
+    "       sluice rm [--config FILE] CONTEXT_DIR DATASET ID\n"
     "Removes files, or with -r directory trees, from every writer's\n"
     "store (no writer may have the file system open). What cannot be\n"
     "read or removed is reported and the rest removed; the exit\n"
-    "status is then 1.\n";
+    "status is then 1.\n"
+    "On a context directory: removes id ID (a number) of DATASET: its\n"
+    "commit record first (the id is gone once that is durable), then\n"
+    "its data in every store. The context is opened as a job opens it,\n"
+    "for writing: no job may have it open (a store in use is an error\n"
+    "naming its holder), and every torn id is reclaimed too (rm of a\n"
+    "torn id does just that). An id or dataset that is not there is an\n"
+    "error, and nothing is changed. Files of a context's stores are\n"
+    "not removed one by one: its commit records point at them.\n";
 
 extern const char kReclaimHelp[] =
     "sluice reclaim [--json] ROOT\n"
@@ -68,7 +77,9 @@ extern const char kConfigHelp[] =
     "1). The variables and the file's syntax: docs/CONFIG.md.\n";
 
 int Rm(int argc, char** argv) {
-  Args a = ParseArgs("rm", argc, argv, "", " -r ");
+  Args a = ParseArgs("rm", argc, argv, " --config ", " -r ");
+  if (UsesDatasets("rm", a)) return DatasetRm(a);
+  RejectContextFlags("rm", a);
   if (a.pos.size() < 2) Usage("rm", "need ROOT PATH...");
   const std::string root = a.pos[0];
   std::vector<int> writers;

@@ -14,13 +14,31 @@ namespace tool {
 
 extern const char kLsHelp[] =
     "sluice ls [-l] [--json] ROOT [PATH]\n"
+    "       sluice ls [--json] [--config FILE] CONTEXT_DIR [DATASET [ID]]\n"
     "Lists PATH (default /) merged over every writer. -l adds mode,\n"
     "size and modification time; --json prints a JSON array.\n"
     "Entries of a damaged directory that cannot be followed are\n"
     "reported on stderr (exit status 1) and the others listed.\n"
     "Names print one per line: control characters, bytes that are\n"
     "not UTF-8 and '\\' are escaped (\\x1b, \\xff, \\\\); in JSON,\n"
-    "bytes that are not UTF-8 are \\udcXX (Python's surrogateescape).\n";
+    "bytes that are not UTF-8 are \\udcXX (Python's surrogateescape).\n"
+    "On a context directory (DATA_ROOT/NAME, which holds commit/): its\n"
+    "datasets, with the number of ids in each state and the highest\n"
+    "committed id; with DATASET, its ids: state, bytes, time, ranks\n"
+    "and writers (stores); with ID (a number, highest or newest), the\n"
+    "id's elements: kind, rank, size and writers. States: committed;\n"
+    "torn (data in the stores without a commit record: a job killed\n"
+    "before its commit, a close that failed, or a job writing the id\n"
+    "now; bytes are those its data takes in the stores), which a job's\n"
+    "next open of the context reclaims; reclaimed (torn, its data\n"
+    "removed; the time is the reclaim's). Nothing in the context is\n"
+    "changed and no store is opened for writing, so a job may be\n"
+    "running on it. Torn ids are found by reading every store: one\n"
+    "that cannot be read (a LevelDB store while its job has it open)\n"
+    "is named on stderr, the rest listed, exit status 1.\n"
+    "--config FILE: the job's configuration file (store options; the\n"
+    "SLUICE_* environment applies too). A PATH (it starts with '/', a\n"
+    "dataset never does) lists the files of the context's stores.\n";
 
 extern const char kStatHelp[] =
     "sluice stat [--json] ROOT PATH...\n"
@@ -31,7 +49,17 @@ extern const char kStatHelp[] =
 
 extern const char kCatHelp[] =
     "sluice cat ROOT PATH...\n"
-    "Writes the files to standard output, verifying every extent.\n";
+    "       sluice cat [--rank R] [--config FILE] CONTEXT_DIR DATASET ID "
+    "ELEMENT\n"
+    "Writes the files to standard output, verifying every extent.\n"
+    "On a context directory: writes element ELEMENT of id ID (a number,\n"
+    "highest or newest) of DATASET: the shared element, or with --rank R\n"
+    "rank R's own (unique) one. Every byte is checked (the commit record's\n"
+    "sizes and checksums, the stores' extent checksums). Reads as ls\n"
+    "does: changes nothing, and works while a job has the context open\n"
+    "(RocksDB stores). A torn id, a missing id, dataset or element is\n"
+    "an error saying which, and what there is instead. PATHs (they\n"
+    "start with '/') name files of the context's stores, as on a ROOT.\n";
 
 extern const char kDuHelp[] =
     "sluice du [--json] ROOT [PATH]\n"
@@ -49,7 +77,9 @@ extern const char kVerifyHelp[] =
     "exits 1 if there is any of either.\n";
 
 int Ls(int argc, char** argv) {
-  Args a = ParseArgs("ls", argc, argv, "", " -l --json ");
+  Args a = ParseArgs("ls", argc, argv, " --config ", " -l --json ");
+  if (UsesDatasets("ls", a)) return DatasetLs(a);
+  RejectContextFlags("ls", a);
   if (a.pos.empty() || a.pos.size() > 2) Usage("ls", "need ROOT [PATH]");
   std::unique_ptr<FileSystem> fs;
   Status s = OpenReader(a.pos[0], &fs);
@@ -144,7 +174,9 @@ int StatCmd(int argc, char** argv) {
 }
 
 int Cat(int argc, char** argv) {
-  Args a = ParseArgs("cat", argc, argv, "", "");
+  Args a = ParseArgs("cat", argc, argv, " --rank --config ", "");
+  if (UsesDatasets("cat", a)) return DatasetCat(a);
+  RejectContextFlags("cat", a);
   if (a.pos.size() < 2) Usage("cat", "need ROOT PATH...");
   std::unique_ptr<FileSystem> fs;
   Status s = OpenReader(a.pos[0], &fs);

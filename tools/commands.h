@@ -1,12 +1,15 @@
 // The `sluice` tool's command table (tool.cc) and its commands, one file
 // per group: cmd_inspect.cc (ls, stat, cat, du, verify), cmd_copy.cc
-// (export, import) and cmd_admin.cc (rm, reclaim, config, mount). Each
+// (export, import), cmd_admin.cc (rm, reclaim, config, mount) and
+// cmd_dataset.cc (ls, cat, export, rm of a context's dataset ids). Each
 // command takes the arguments after its name and returns the exit status:
 // 0 success, 1 failure (or bad files found by verify), 2 bad usage.
 #ifndef SLUICE_TOOLS_COMMANDS_H_
 #define SLUICE_TOOLS_COMMANDS_H_
 
 #include <string>
+
+#include "args.h"
 
 namespace sluice {
 namespace tool {
@@ -32,6 +35,23 @@ int Du(int argc, char** argv);
 int Verify(int argc, char** argv);
 extern const char kLsHelp[], kStatHelp[], kCatHelp[], kDuHelp[],
     kVerifyHelp[];
+
+// cmd_dataset.cc: ls, cat, export and rm when their first argument is a
+// context directory (DATA_ROOT/NAME, which holds commit/): its datasets,
+// ids and elements instead of files.
+bool IsContextDir(const std::string& dir);
+// Whether command `cmd`'s arguments name dataset ids: the first is a
+// context directory, and the next is no PATH (a dataset name never starts
+// with '/'; `ls CTX /`, `cat CTX /D/I/shared/E` and `export CTX [PATH]
+// DEST` still show the files of its stores). rm on a context takes ids
+// only: removing its stores' files would break its committed ids.
+bool UsesDatasets(const char* cmd, const Args& a);
+int DatasetLs(const Args& a);
+int DatasetCat(const Args& a);
+int DatasetExport(const Args& a);
+int DatasetRm(const Args& a);
+// Exits 2 (Usage) if `a` has a flag only a context directory takes.
+void RejectContextFlags(const char* cmd, const Args& a);
 
 // cmd_copy.cc
 int Export(int argc, char** argv);

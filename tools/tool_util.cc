@@ -60,6 +60,14 @@ int Fail(const char* cmd, const Status& s) {
   return 1;
 }
 
+bool AllZero(const char* p, size_t n) {
+  static const char zeros[4096] = {};
+  for (size_t i = 0; i < n; i += sizeof zeros) {
+    if (memcmp(p + i, zeros, std::min(sizeof zeros, n - i)) != 0) return false;
+  }
+  return true;
+}
+
 Status WriterNumbers(const std::string& root, std::vector<int>* writers) {
   DIR* d = opendir(root.c_str());
   if (d == nullptr) return Status::NotFound(root + ": " + strerror(errno));
