@@ -1,5 +1,5 @@
-// The `sluice` command-line tool; its subcommands live in tool.cc, copy.cc
-// (export, import) and mount.cc.
+// The `sluice` command-line tool: a main over tool::Main, which dispatches
+// to the commands (tools/commands.h).
 #include "tool.h"
 
 int main(int argc, char** argv) { return sluice::tool::Main(argc, argv); }

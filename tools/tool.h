@@ -1,6 +1,7 @@
-// The `sluice` tool's subcommands (ls, stat, cat, export, import, rm, du,
+// The `sluice` tool: subcommands (ls, stat, cat, export, import, rm, du,
 // verify, reclaim, mount) over a Sluice file system directory, and config,
-// which shows the configuration (sluice/config.h) a context gets.
+// which shows the configuration (sluice/config.h) a context gets. The
+// command table is in tool.cc, the commands in cmd_*.cc (commands.h).
 #ifndef SLUICE_TOOLS_TOOL_H_
 #define SLUICE_TOOLS_TOOL_H_
 

@@ -481,6 +481,9 @@ Status Context::UnlinkId(const std::string& name, int64_t id) {
   Group* g = c->group.get();
   Status s = CheckName(name, "dataset name");
   if (s.ok() && id < 0) s = Status::InvalidArgument("dataset id must be >= 0");
+  if (s.ok() && c->read_only) {
+    s = Status::InvalidArgument("context " + c->name + " is open read-only");
+  }
   if (s.ok() && g->rank() == 0) {
     const std::string rec = c->commit_dir + "/" + dataset::RecordName(name, id);
     if (unlink(rec.c_str()) != 0) {

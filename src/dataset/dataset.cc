@@ -125,6 +125,9 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
     s = Status::InvalidArgument("a dataset id to write must be >= 0, not " +
                                 std::to_string(id));
   }
+  if (s.ok() && write && c->read_only) {
+    s = Status::InvalidArgument("context " + c->name + " is open read-only");
+  }
   if (s.ok() && !write && id < kDatasetIdNewest) {
     s = Status::InvalidArgument("no dataset id " + std::to_string(id));
   }

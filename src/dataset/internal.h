@@ -87,6 +87,9 @@ struct ContextImpl {
   std::unique_ptr<dataset::NodeServer> node_server;
   std::string node_address;
   std::unique_ptr<dataset::PartSink> node_sink;  // GUARDED_BY(mu)
+  // dataset::OpenContextReadOnly: no store of its own (fs is null); ids
+  // are only read.
+  bool read_only = false;
   dataset::Worker worker;
   std::mutex mu;
   int open_datasets = 0;               // GUARDED_BY(mu)

@@ -16,63 +16,47 @@
 #include <thread>
 #include <vector>
 
-#include "common.h"
+#include "args.h"
+#include "commands.h"
 #include "sluice/fs.h"
+#include "tool_util.h"
 
 namespace sluice {
 namespace tool {
+
+extern const char kExportHelp[] =
+    "sluice export [-j N] [-q] ROOT [PATH] DEST\n"
+    "       sluice export [--rank R] [-q] [--config FILE] CONTEXT_DIR DATASET "
+    "ID ELEMENT DEST\n"
+    "Copies PATH (default /: everything) into directory DEST as\n"
+    "plain files, N files at a time (default 4), keeping holes,\n"
+    "modes and times. Every byte is verified as it is read.\n"
+    "What cannot be read or written is reported and the rest\n"
+    "exported; the exit status is then 1. DEST may be a symbolic\n"
+    "link to a directory, but nothing below it is followed: a\n"
+    "symbolic link (or a FIFO, ...) where a file or directory goes\n"
+    "is an error naming it, never written through.\n"
+    "Progress goes to stderr once a second (-q: none).\n"
+    "On a context directory: copies one element, read as `sluice cat`\n"
+    "reads it, to the plain file DEST (DEST/ELEMENT if DEST is a\n"
+    "directory), holes kept. The copy is written beside DEST, synced,\n"
+    "then renamed over it: a failed export leaves no partial file, and\n"
+    "a DEST already there is replaced whole (a symbolic link too, never\n"
+    "written through). `sluice export CONTEXT_DIR [PATH] DEST` exports\n"
+    "the files of the context's stores (PATH starts with '/').\n";
+
+extern const char kImportHelp[] =
+    "sluice import [-w W] [-q] SRC ROOT [PATH]\n"
+    "Copies the file or directory tree SRC into ROOT at PATH\n"
+    "(default /), writing as writer W (default 0): nested\n"
+    "directories, empty and sparse files (holes stay holes).\n"
+    "The tree is read without following any symbolic link, so\n"
+    "nothing outside SRC is stored, even if the tree changes\n"
+    "meanwhile: symbolic links, FIFOs, devices and sockets are\n"
+    "skipped with a message. If anything was skipped or could not\n"
+    "be read, the counts are printed and the exit status is 1.\n";
+
 namespace {
-
-// Progress of a long copy, printed to stderr at most once a second.
-class Progress {
- public:
-  Progress(const char* verb, uint64_t total_bytes, size_t total_files, bool quiet)
-      : verb_(verb), total_(total_bytes), files_(total_files), quiet_(quiet),
-        start_(Now()), last_(start_) {}
-  void Add(uint64_t bytes, size_t files) {
-    bytes_ += bytes;
-    done_files_ += files;
-    const double now = Now();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!quiet_ && now - last_ >= 1.0) {
-      last_ = now;
-      Print(now, false);
-    }
-  }
-  void Finish() {
-    if (!quiet_ && Now() - start_ >= 1.0) Print(Now(), true);
-  }
-
- private:
-  static double Now() {
-    return std::chrono::duration<double>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  void Print(double now, bool last) {
-    const double mib = bytes_ / 1048576.0, secs = now - start_;
-    fprintf(stderr, "%s: %zu/%zu files, %.0f/%.0f MiB (%.0f%%), %.0f MiB/s%s\n",
-            verb_, done_files_.load(), files_, mib, total_ / 1048576.0,
-            total_ ? 100.0 * bytes_ / total_ : 100.0, secs > 0 ? mib / secs : 0,
-            last ? ", done" : "");
-  }
-  const char* verb_;
-  const uint64_t total_;
-  const size_t files_;
-  const bool quiet_;
-  std::atomic<uint64_t> bytes_{0};
-  std::atomic<size_t> done_files_{0};
-  std::mutex mu_;
-  double start_, last_;
-};
-
-bool AllZero(const char* p, size_t n) {
-  static const char zeros[4096] = {};
-  for (size_t i = 0; i < n; i += sizeof zeros) {
-    if (memcmp(p + i, zeros, std::min(sizeof zeros, n - i)) != 0) return false;
-  }
-  return true;
-}
 
 // ---- the destination of an export ---------------------------------------
 //
@@ -214,7 +198,9 @@ Status ExportFile(FileSystem* fs, const std::string& path, int dest,
 }  // namespace
 
 int Export(int argc, char** argv) {
-  Args a = ParseArgs("export", argc, argv, " -j ", " -q ");
+  Args a = ParseArgs("export", argc, argv, " -j --rank --config ", " -q ");
+  if (UsesDatasets("export", a)) return DatasetExport(a);
+  RejectContextFlags("export", a);
   if (a.pos.size() != 2 && a.pos.size() != 3) Usage("export", "need ROOT [PATH] DEST");
   std::string dest = a.pos.back();
   while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
