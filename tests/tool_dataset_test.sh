@@ -180,7 +180,17 @@ expect 1 "Corruption" export "$work/bad" run 1 field "$work/bad.out"
 [ -e "$work/bad.out" ] && fail "a failed export left its file"
 ls "$work"/bad.out.sluice-* >/dev/null 2>&1 && fail "a failed export left its temporary file"
 
-# 10. --help describes both forms.
+# 10. file_per_node: the ids of 3 ranks are in one store, and read whole.
+SLUICE_DATASET_MODE=file_per_node "$mpiexec" -n 3 "$helper" "$work" pernode \
+  write run 1 || fail "write file_per_node"
+"$sluice" ls "$work/pernode" run | grep -Eq '^ +1 +committed .* 3 +1$' ||
+  fail "file_per_node id: $("$sluice" ls "$work/pernode" run)"
+"$sluice" ls "$work/pernode" run 1 | grep -Eq '^shared .* 1 +field$' ||
+  fail "file_per_node element: $("$sluice" ls "$work/pernode" run 1)"
+"$sluice" cat "$work/pernode" run 1 field | cmp -s - <("$helper" expect 1 field 3) ||
+  fail "cat of a file_per_node element"
+
+# 11. --help describes both forms.
 for c in ls cat export rm; do
   "$sluice" $c --help | grep -q "CONTEXT_DIR" || fail "$c --help"
 done

@@ -249,7 +249,10 @@ Status ListElementInfo(Dataset* ds, std::vector<ElementInfo>* out) {
     i.kind = e.kind;
     i.rank = e.kind == ElementKind::kUnique ? e.rank : -1;
     i.size = e.size;
-    i.writers = static_cast<int>(e.parts.size());
+    // Stores, not parts: in file_per_node mode a node's ranks share one.
+    std::set<int> stores;
+    for (const auto& p : e.parts) stores.insert(p.writer);
+    i.writers = static_cast<int>(stores.size());
     out->push_back(i);
   }
   return Status::OK();
