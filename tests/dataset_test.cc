@@ -66,6 +66,20 @@ TEST_F(DatasetTest, AnIdReadsBackAndHighestAndNewestPickTheRightOne) {
   ASSERT_TRUE(ds->Close().ok());
 }
 
+// Ids of 19 digits are ids like any other: listed, and HIGHEST.
+TEST_F(DatasetTest, TheLargestIdsAreListedAndHighest) {
+  ASSERT_TRUE(Write(7, 100, 'a').ok());
+  ASSERT_TRUE(Write(INT64_MAX, 100, 'b').ok());
+  std::vector<DatasetIdInfo> ids;
+  ASSERT_TRUE(ctx_->ListIds("d", &ids).ok());
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[1].id, INT64_MAX);
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", kDatasetIdHighest, kDatasetRead, &ds).ok());
+  EXPECT_EQ(ds->id(), INT64_MAX);
+  EXPECT_TRUE(ds->Close().ok());
+}
+
 TEST_F(DatasetTest, BadNamesIdsAndStridesAreErrors) {
   std::unique_ptr<Dataset> ds;
   EXPECT_EQ(ctx_->OpenDataset("../x", 1, kDatasetWrite, &ds).code(),
@@ -292,6 +306,17 @@ TEST(DatasetRecordTest, ForgedOrDamagedRecordsAreRefused) {
   EXPECT_FALSE(dataset::ParseRecordName("a.3.tmp", &ds, &id, &reclaimed));
   EXPECT_FALSE(dataset::ParseRecordName(".3", &ds, &id, &reclaimed));
   EXPECT_FALSE(dataset::ParseRecordName("a.", &ds, &id, &reclaimed));
+  // Every id a dataset may have, and only as RecordName writes it.
+  EXPECT_TRUE(dataset::ParseRecordName("a.9223372036854775807", &ds, &id,
+                                       &reclaimed));
+  EXPECT_EQ(id, INT64_MAX);
+  EXPECT_TRUE(dataset::ParseRecordName("a.1000000000000000000", &ds, &id,
+                                       &reclaimed));
+  EXPECT_EQ(id, 1000000000000000000);
+  EXPECT_FALSE(dataset::ParseRecordName("a.9223372036854775808", &ds, &id,
+                                        &reclaimed));
+  EXPECT_FALSE(dataset::ParseRecordName("a.07", &ds, &id, &reclaimed));
+  EXPECT_TRUE(dataset::ParseRecordName("a.0", &ds, &id, &reclaimed));
 }
 
 const char kRecordV2Hex[] =

@@ -270,13 +270,20 @@ bool ParseRecordName(const std::string& name, std::string* dataset,
   }
   const size_t dot = n.rfind('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == n.size() ||
-      n.size() - dot > 19) {
+      n.size() - dot > 20) {
     return false;
   }
+  // Every id >= 0 (up to 2^63 - 1, 19 digits), written as RecordName
+  // writes it (no leading zero).
   int64_t v = 0;
   for (size_t i = dot + 1; i < n.size(); ++i) {
     if (!isdigit(static_cast<unsigned char>(n[i]))) return false;
-    v = v * 10 + (n[i] - '0');
+    const int d = n[i] - '0';
+    if (v > (INT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  if (n.compare(dot + 1, std::string::npos, std::to_string(v)) != 0) {
+    return false;
   }
   *dataset = n.substr(0, dot);
   *id = v;
