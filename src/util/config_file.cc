@@ -10,7 +10,7 @@ enum class Section { kGlobal, kThisContext, kOtherContext, kDataset };
 
 Status ParseHeader(const std::string& where, std::string_view line,
                    const std::string& context, Section* section,
-                   std::string* dataset) {
+                   std::string* section_name) {
   const Status bad = Status::InvalidArgument(
       where + "bad section header '" + std::string(line) +
       "' (want [global], [context:NAME] or [dataset:NAME])");
@@ -30,9 +30,10 @@ Status ParseHeader(const std::string& where, std::string_view line,
   if (kind == "context") {
     *section =
         name == context ? Section::kThisContext : Section::kOtherContext;
+    *section_name = std::string(name);
   } else if (kind == "dataset") {
     *section = Section::kDataset;
-    *dataset = std::string(name);
+    *section_name = std::string(name);
   } else {
     return bad;
   }
@@ -45,7 +46,7 @@ Status ParseFile(const std::string& path, const std::string& text,
                  const std::string& context, const std::string& prefix,
                  FileValues* out) {
   Section section = Section::kGlobal;
-  std::string dataset;
+  std::string section_name;  // of a [context:NAME] or [dataset:NAME]
   size_t pos = 0;
   for (int number = 1; pos < text.size(); ++number) {
     size_t end = text.find('\n', pos);
@@ -64,7 +65,7 @@ Status ParseFile(const std::string& path, const std::string& text,
     if (line.empty()) continue;
     const std::string where = path + ":" + std::to_string(number) + ": ";
     if (line[0] == '[') {
-      Status s = ParseHeader(where, line, context, &section, &dataset);
+      Status s = ParseHeader(where, line, context, &section, &section_name);
       if (!s.ok()) return s;
       continue;
     }
@@ -83,16 +84,16 @@ Status ParseFile(const std::string& path, const std::string& text,
     if (spec == nullptr) {
       return Status::InvalidArgument(where + UnknownName(name));
     }
-    if (spec->name == "config_file_prefix") {
+    if (spec->not_in_file) {
       return Status::InvalidArgument(
-          where + "config_file_prefix cannot be set in a configuration file "
-                  "(it says which of the file's lines are read): set it by "
-                  "the API or SLUICE_CONFIG_FILE_PREFIX");
+          where + spec->name + " cannot be set in a configuration file (it "
+          "says which file, or which of its lines, is read): set it by the "
+          "API or " + Config::EnvironmentName(spec->name));
     }
     if (section == Section::kDataset && spec->scope == ConfigScope::kContext) {
       return Status::InvalidArgument(
           where + spec->name + " applies to a whole context and cannot be " +
-          "set in [dataset:" + dataset + "] (set it in [global] or " +
+          "set in [dataset:" + section_name + "] (set it in [global] or " +
           "[context:NAME])");
     }
     Status s = CheckValue(where, *spec, value);
@@ -106,8 +107,10 @@ Status ParseFile(const std::string& path, const std::string& text,
     switch (section) {
       case Section::kGlobal: out->global[v.name] = v; break;
       case Section::kThisContext: out->context[v.name] = v; break;
-      case Section::kOtherContext: break;  // checked, not used
-      case Section::kDataset: out->datasets[dataset][v.name] = v; break;
+      case Section::kOtherContext:  // checked, not applied
+        out->other_contexts[section_name][v.name] = v;
+        break;
+      case Section::kDataset: out->datasets[section_name][v.name] = v; break;
     }
   }
   return Status::OK();

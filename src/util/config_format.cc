@@ -148,13 +148,15 @@ Status GetMap(Reader* in, ConfigSource expected, bool dataset_scope,
 }  // namespace
 
 std::string ConfigValue::SourceText() const {
+  const std::string as = via.empty() ? "" : " (" + via + ")";
   switch (source) {
     case ConfigSource::kDefault: return "default";
     case ConfigSource::kFile:
-      return "file " + file + ":" + std::to_string(line);
+      return "file " + file + ":" + std::to_string(line) + as;
     case ConfigSource::kEnvironment:
-      return "environment " + Config::EnvironmentName(name);
-    case ConfigSource::kApi: return "API";
+      return "environment " +
+             Config::EnvironmentName(via.empty() ? name : via);
+    case ConfigSource::kApi: return "API" + as;
   }
   return "unknown";
 }
@@ -246,6 +248,7 @@ std::string Config::ToJson(std::string_view dataset) const {
     } else {
       out += "null, \"line\": null";
     }
+    out += ", \"via\": " + (v.via.empty() ? "null" : text::JsonString(v.via));
     out += "}";
   }
   out += "\n], \"unknown_environment\": [";

@@ -26,6 +26,10 @@ enum class Kind {
   kDuration,  // Config::ParseDuration
   kUnixTime,  // whole seconds since the epoch, >= 0
   kRank,      // an integer >= -1
+  kRoot,      // one directory, as an entry of data_roots (root)
+  kOptions,   // a "name=value,..." list FsOptions::SetAll takes (options)
+  kMount,     // "" or an absolute directory other than / (mount)
+  kWriter,    // an integer in [-1, 99999999] (writer)
 };
 
 struct Spec {
@@ -34,6 +38,9 @@ struct Spec {
   std::string help;
   ConfigScope scope;
   Kind kind;
+  // Only by the API and the environment: it says which file, or which of
+  // its lines, is read (config_file, config_file_prefix).
+  bool not_in_file = false;
 };
 
 struct Table {
@@ -65,6 +72,11 @@ Status Check(const Spec& spec, std::string_view value);
 Status CheckValue(const std::string& where, const Spec& spec,
                   std::string_view value);
 
+// root and data_roots both in `values` (one source: the API, the
+// environment, or one section of a file) must name the same first
+// directory: else InvalidArgument naming both.
+Status CheckRootAlias(const std::map<std::string, ConfigValue>& values);
+
 // ---- the file --------------------------------------------------------------
 
 // The values of a file: [global] (and the lines before any section),
@@ -72,6 +84,8 @@ Status CheckValue(const std::string& where, const Spec& spec,
 struct FileValues {
   std::map<std::string, ConfigValue> global, context;
   std::map<std::string, std::map<std::string, ConfigValue>> datasets;
+  // [context:NAME] of the other contexts: checked, not applied.
+  std::map<std::string, std::map<std::string, ConfigValue>> other_contexts;
 };
 
 // Reads configuration file `path`, whose text is `text`, for context

@@ -27,6 +27,21 @@ std::map<std::string, std::string> StoreDefaults() {
   return out;
 }
 
+// One directory of data_roots. Paths may hold blanks, so none is trimmed;
+// but a blank at either end of an entry is far likelier a space after a
+// comma than a directory's name, and would send data to a directory
+// nobody meant.
+Status CheckRoot(std::string_view entry) {
+  if (entry.empty()) {
+    return Status::InvalidArgument("an empty directory in the list");
+  }
+  if (Trim(entry).size() != entry.size()) {
+    return Status::InvalidArgument("directory '" + std::string(entry) +
+                                   "' begins or ends with a blank");
+  }
+  return Status::OK();
+}
+
 // The reason alone: StoreOptions and FsOptions begin their messages with
 // "option NAME: ", which the caller's message already says.
 std::string Reason(const Status& s, const std::string& name) {
@@ -78,7 +93,35 @@ const Table& GetTable() {
     t.specs.push_back({"config_file_prefix", "",
                        "read only the file's lines that begin with this, "
                        "which is removed (API or environment only)",
-                       ConfigScope::kContext, Kind::kText});
+                       ConfigScope::kContext, Kind::kText, true});
+    t.specs.push_back({"config_file", "",
+                       "the configuration file read when the caller names "
+                       "none (API or environment only)",
+                       ConfigScope::kContext, Kind::kText, true});
+    t.specs.push_back({"root", ".",
+                       "alias of the first entry of data_roots (the "
+                       "interposer's SLUICE_ROOT)",
+                       ConfigScope::kContext, Kind::kRoot});
+    t.specs.push_back({"options", "",
+                       "store options and extent_bytes as one list "
+                       "name=value,...; the variables themselves beat it",
+                       ConfigScope::kContext, Kind::kOptions});
+    t.specs.push_back({"mount", "",
+                       "interposer: the absolute directory whose paths are "
+                       "stored (empty: the interposer is off)",
+                       ConfigScope::kContext, Kind::kMount});
+    t.specs.push_back({"writer", "-1",
+                       "interposer: the process's writer number (-1: its "
+                       "MPI rank, else none)",
+                       ConfigScope::kContext, Kind::kWriter});
+    t.specs.push_back({"merged_reads", "0",
+                       "interposer: a process with a writer number reads "
+                       "every writer's data until its first change",
+                       ConfigScope::kContext, Kind::kBool});
+    t.specs.push_back({"lock_wait", "60",
+                       "interposer: how long to wait for a store another "
+                       "process holds (duration)",
+                       ConfigScope::kContext, Kind::kDuration});
     t.specs.push_back({"mtbf", "0",
                        "the machine's mean time between failures "
                        "(duration; 0 = unknown)",
@@ -155,26 +198,36 @@ Status Check(const Spec& spec, std::string_view value) {
       return scratch.Set(spec.name, value);
     }
     case Kind::kRoots: {
-      // Paths may hold blanks, so none is trimmed; but a blank at either
-      // end of an entry is far likelier a space after a comma than a
-      // directory's name, and would send data to a directory nobody meant.
       size_t pos = 0;
       for (;;) {
         size_t end = value.find(',', pos);
         if (end == std::string_view::npos) end = value.size();
-        const std::string_view entry = value.substr(pos, end - pos);
-        if (entry.empty()) {
-          return Status::InvalidArgument("an empty directory in the list");
-        }
-        if (Trim(entry).size() != entry.size()) {
-          return Status::InvalidArgument("directory '" + std::string(entry) +
-                                         "' begins or ends with a blank");
-        }
+        Status s = CheckRoot(value.substr(pos, end - pos));
+        if (!s.ok()) return s;
         if (end == value.size()) break;
         pos = end + 1;
       }
       return Status::OK();
     }
+    case Kind::kRoot:
+      if (value.find(',') != std::string_view::npos) {
+        return Status::InvalidArgument(
+            "one directory, without a comma (root is the first entry of "
+            "data_roots)");
+      }
+      return CheckRoot(value);
+    case Kind::kOptions: {
+      FsOptions scratch;
+      return scratch.SetAll(value);
+    }
+    case Kind::kMount:
+      if (value.empty()) return Status::OK();
+      if (value[0] != '/' ||
+          value.find_first_not_of('/') == std::string_view::npos) {
+        return Status::InvalidArgument(
+            "not an absolute directory other than /");
+      }
+      return Status::OK();
     case Kind::kMode:
       if (value == "basic" || value == "file_per_node") return Status::OK();
       return Status::InvalidArgument("not basic or file_per_node");
@@ -189,18 +242,28 @@ Status Check(const Spec& spec, std::string_view value) {
       return Config::ParseDuration(value, &seconds);
     }
     case Kind::kUnixTime:
-    case Kind::kRank: {
+    case Kind::kRank:
+    case Kind::kWriter: {
       const std::string t(value);
       char* end = nullptr;
       errno = 0;
       const long long v = strtoll(t.c_str(), &end, 10);
-      const long long lo = spec.kind == Kind::kRank ? -1 : 0;
-      const long long hi = spec.kind == Kind::kRank ? INT32_MAX : INT64_MAX;
+      const long long lo = spec.kind == Kind::kUnixTime ? 0 : -1;
+      const long long hi = spec.kind == Kind::kUnixTime ? INT64_MAX
+                           : spec.kind == Kind::kRank   ? INT32_MAX
+                                                        : 99999999;
       if (t.empty() || isspace(static_cast<unsigned char>(t[0])) ||
           *end != '\0' || errno != 0 || v < lo || v > hi) {
-        return Status::InvalidArgument(
-            spec.kind == Kind::kRank ? "not an integer >= -1"
-                                     : "not a whole number of seconds >= 0");
+        switch (spec.kind) {
+          case Kind::kRank:
+            return Status::InvalidArgument("not an integer >= -1");
+          case Kind::kWriter:
+            return Status::InvalidArgument(
+                "not a writer number (0..99999999, or -1: the MPI rank)");
+          default:
+            return Status::InvalidArgument(
+                "not a whole number of seconds >= 0");
+        }
       }
       return Status::OK();
     }
@@ -218,6 +281,47 @@ Status CheckValue(const std::string& where, const Spec& spec,
   return Status::InvalidArgument(where + "bad value '" + std::string(value) +
                                  "' for " + spec.name + ": " +
                                  Reason(s, spec.name));
+}
+
+namespace {
+// Where a value came from, as the start of a message: "FILE:LINE: ",
+// "environment SLUICE_X: ", or nothing for the API.
+std::string Where(const ConfigValue& v) {
+  switch (v.source) {
+    case ConfigSource::kFile:
+      return v.file + ":" + std::to_string(v.line) + ": ";
+    case ConfigSource::kEnvironment:
+      return "environment " + Config::EnvironmentName(v.name) + ": ";
+    default:
+      return "";
+  }
+}
+}  // namespace
+
+Status CheckRootAlias(const std::map<std::string, ConfigValue>& values) {
+  auto r = values.find("root");
+  auto d = values.find("data_roots");
+  if (r == values.end() || d == values.end()) return Status::OK();
+  const std::string& roots = d->second.value;
+  if (roots.substr(0, roots.find(',')) == r->second.value) return Status::OK();
+  const ConfigValue& dv = d->second;
+  std::string other;
+  switch (dv.source) {
+    case ConfigSource::kFile:
+      other = "line " + std::to_string(dv.line);
+      break;
+    case ConfigSource::kEnvironment:
+      other = Config::EnvironmentName(dv.name);
+      break;
+    default:
+      other = "also set by the API";
+      break;
+  }
+  return Status::InvalidArgument(
+      Where(r->second) + "root '" + r->second.value +
+      "' disagrees with data_roots '" + roots + "' (" + other +
+      "): root is another name for the first directory of data_roots; set "
+      "one of them, or the same directory in both");
 }
 
 }  // namespace config_internal
@@ -268,24 +372,34 @@ Status Config::ParseDuration(std::string_view text, double* seconds) {
       unit = 1;
     }
   }
-  // Digits, then optionally '.' and digits: no sign, exponent, "inf" or
-  // hexadecimal, which strtod would take.
-  const size_t dot = number.find('.');
-  const std::string_view whole = number.substr(0, dot);
-  const std::string_view frac = dot == std::string_view::npos
-                                    ? std::string_view()
-                                    : number.substr(dot + 1);
-  const auto digits = [](std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-      return c >= '0' && c <= '9';
-    });
-  };
-  if (!digits(whole) || (dot != std::string_view::npos && !digits(frac))) {
+  // Digits with at most one '.' ("90", "1.5", ".5", "120."): no sign,
+  // exponent, "inf" or hexadecimal, which strtod would take. Read by hand,
+  // as strtod would follow the program's locale (the interposer reads
+  // lock_wait inside any program).
+  double v = 0, scale = 1;
+  bool digits = false, dot = false;
+  for (const char c : number) {
+    if (c >= '0' && c <= '9') {
+      digits = true;
+      if (dot) {
+        scale /= 10;
+        v += (c - '0') * scale;
+      } else {
+        v = v * 10 + (c - '0');
+      }
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      digits = false;
+      break;
+    }
+  }
+  if (!digits) {
     return Status::InvalidArgument(
         "not a duration: '" + std::string(text) +
         "' (seconds, or a number with the suffix s, m, h or d)");
   }
-  const double v = strtod(std::string(number).c_str(), nullptr) * unit;
+  v *= unit;
   if (!std::isfinite(v)) {
     return Status::InvalidArgument("duration out of range: '" +
                                    std::string(text) + "'");
