@@ -19,15 +19,16 @@ namespace sluice {
 namespace preload {
 
 // ---- configuration ---------------------------------------------------------
+// What the interposer reads once, at its start (config.cc).
 struct Settings {
-  bool active = false;      // SLUICE_MOUNT set and usable
+  bool active = false;      // mount (SLUICE_MOUNT) set and usable
   std::string prefix;       // "/sluice"
-  std::string root;         // SLUICE_ROOT
+  std::string root;         // the first data root (SLUICE_ROOT)
   std::string error;        // why the mount is unusable
-  FsOptions options;
+  FsOptions options;        // complete: use_configuration off
   int writer = 0;
   bool always_writer = false;  // a writer id was given: never the merged view
-  double lock_wait = 60;
+  double lock_wait = 60;       // seconds (lock_wait, SLUICE_LOCK_WAIT)
 };
 
 // Everything that needs a constructor lives here, made by Init and never
@@ -55,11 +56,11 @@ extern bool g_forked_after_use;  // ... and this is a child of it, pre-exec:
 // Says `msg` on stderr ("sluice: msg"), unless fd 2 is ours (shim.cc).
 void Say(const std::string& msg);
 
-// Reads the settings into S->cfg (config.cc). False when SLUICE_MOUNT is
-// unset: everything passes through. A bad setting is said once on stderr;
-// once the mount prefix is known, every call under it then fails with that
-// error (EINVAL), rather than pass through and leave the program's files in
-// the plain directory under the mount point.
+// Reads the settings into S->cfg (config.cc), once. False when no mount
+// is configured: everything passes through. A bad setting is said once on
+// stderr; once the mount prefix is known, every call under it then fails
+// with that error (EINVAL), rather than pass through and leave the
+// program's files in the plain directory under the mount point.
 bool ParseConfig();
 
 // Descriptors inherited through exec: placeholders found in /proc/self/fd
