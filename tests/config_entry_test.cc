@@ -16,6 +16,7 @@
 
 #include "sluice/config.h"
 #include "sluice/fs.h"
+#include "sluice/iterator.h"
 #include "sluice/kv.h"
 #include "sluice/stream.h"
 #include "test_util.h"
@@ -169,6 +170,20 @@ std::string BackendDir(const std::string& root) {
   return "none";
 }
 
+// The keys of writer 0's store under `root` (closed).
+size_t StoreKeys(const std::string& root) {
+  StoreOptions ro;
+  ro.read_only = true;
+  ro.use_configuration = false;
+  std::unique_ptr<Store> store;
+  size_t keys = 0;
+  if (!Store::Open(ro, FileSystem::StorePath(root, 0), &store).ok()) return 0;
+  std::unique_ptr<Iterator> it = store->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
+  store->Close();
+  return keys;
+}
+
 Status OpenAndClose(const FsOptions& options, const std::string& root) {
   std::unique_ptr<FileSystem> fs;
   Status s = FileSystem::Open(options, root, 0, &fs);
@@ -187,6 +202,41 @@ TEST(ConfigFileLayer, OpenTakesTheEnvironmentAndTheCallerBeatsIt) {
   EXPECT_EQ(BackendDir(dir.Sub("b")), "rocksdb");
 }
 
+// Writes a 256 KiB file through a file system opened on `root` with
+// `options`: each extent is a key of writer 0's store.
+Status WriteAFile(const FsOptions& options, const std::string& root) {
+  std::unique_ptr<FileSystem> fs;
+  Status s = FileSystem::Open(options, root, 0, &fs);
+  std::unique_ptr<File> file;
+  if (s.ok()) s = fs->OpenFile("/f", kWrite | kCreate, 0644, &file);
+  const std::string data(256 << 10, 'x');
+  if (s.ok()) s = file->Write(data.data(), data.size());
+  if (s.ok()) s = file->Close();
+  if (fs) {
+    Status c = fs->Close();
+    if (s.ok()) s = c;
+  }
+  return s;
+}
+
+TEST(ConfigFileLayer, ExtentBytesFromTheEnvironmentAndTheCallerBeatsIt) {
+  test::TempDir dir;
+  FsOptions given;
+  ASSERT_OK(given.Set("extent_bytes", "4m"));
+  {
+    ScopedEnv env({{"SLUICE_EXTENT_BYTES", "16k"}});
+    ASSERT_OK(WriteAFile(FsOptions(), dir.Sub("a")));
+    ASSERT_OK(WriteAFile(given, dir.Sub("b")));
+  }
+  // 16 extents of 16 KiB against one of 256 KiB.
+  const size_t configured_keys = StoreKeys(dir.Sub("a"));
+  const size_t given_keys = StoreKeys(dir.Sub("b"));
+  EXPECT_GT(given_keys, 0u);
+  EXPECT_GE(configured_keys, given_keys + 15)
+      << configured_keys << " keys with 16k extents, " << given_keys
+      << " with 4m";
+}
+
 TEST(ConfigFileLayer, ExtentBytesFromTheEnvironmentIsChecked) {
   test::TempDir dir;
   ScopedEnv env({{"SLUICE_EXTENT_BYTES", "1k"}});
@@ -200,17 +250,36 @@ TEST(ConfigFileLayer, ExtentBytesFromTheEnvironmentIsChecked) {
   ASSERT_OK(OpenAndClose(exact, dir.Sub("a")));
 }
 
+// Mounts `root` through the stream API, writes a 256 KiB file, unmounts.
+Status WriteThroughTheMount(const std::string& root, const FsOptions& options) {
+  Status s = stream_base::initialize(root, 0, options);
+  if (!s.ok()) return s;
+  {
+    ofstream out("/f");
+    out << std::string(256 << 10, 'x');
+    out.close();
+    if (!out) s = Status::IOError("writing /f through the stream API");
+  }
+  Status c = stream_base::cleanup();
+  return s.ok() ? c : s;
+}
+
 TEST(ConfigFileLayer, TheMountTakesTheEnvironmentAndTheCallerBeatsIt) {
   test::TempDir dir;
-  ScopedEnv env({{"SLUICE_BACKEND", "leveldb"}});
-  ASSERT_OK(stream_base::initialize(dir.Sub("a"), 0));
-  ASSERT_OK(stream_base::cleanup());
+  {
+    ScopedEnv env({{"SLUICE_BACKEND", "leveldb"},
+                   {"SLUICE_EXTENT_BYTES", "16k"}});
+    ASSERT_OK(WriteThroughTheMount(dir.Sub("a"), FsOptions()));
+    FsOptions given;
+    given.store.backend = BackendKind::kRocksDB;
+    ASSERT_OK(given.Set("extent_bytes", "4m"));
+    ASSERT_OK(WriteThroughTheMount(dir.Sub("b"), given));
+  }
   EXPECT_EQ(BackendDir(dir.Sub("a")), "leveldb");
-  FsOptions given;
-  given.store.backend = BackendKind::kRocksDB;
-  ASSERT_OK(stream_base::initialize(dir.Sub("b"), 0, given));
-  ASSERT_OK(stream_base::cleanup());
   EXPECT_EQ(BackendDir(dir.Sub("b")), "rocksdb");
+  // 16 extents of 16 KiB against one of 256 KiB.
+  EXPECT_GE(StoreKeys(dir.Sub("a")), StoreKeys(dir.Sub("b")) + 15);
+  EXPECT_GT(StoreKeys(dir.Sub("b")), 0u);
   ScopedEnv bad({{"SLUICE_BLOCK_SIZE", "lots"}});
   Status s = stream_base::initialize(dir.Sub("c"), 0);
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
