@@ -71,12 +71,14 @@ TEST(ConfigVariables, SortedUniqueAndCoverEveryStoreOption) {
   for (const StoreOptions::Info& info : StoreOptions::List()) {
     EXPECT_TRUE(names.count(info.name)) << info.name;
   }
-  for (const char* n : {"extent_bytes", "data_roots", "dataset_mode", "stats",
-                        "config_file_prefix", "mtbf", "job_end_time",
-                        "job_end_margin", "test_fail_commit_rank"}) {
+  for (const char* n :
+       {"extent_bytes", "data_roots", "dataset_mode", "stats",
+        "config_file_prefix", "mtbf", "job_end_time", "job_end_margin",
+        "test_fail_commit_rank", "config_file", "root", "options", "mount",
+        "writer", "merged_reads", "lock_wait"}) {
     EXPECT_TRUE(names.count(n)) << n;
   }
-  EXPECT_EQ(vars.size(), StoreOptions::List().size() + 9);
+  EXPECT_EQ(vars.size(), StoreOptions::List().size() + 16);
 }
 
 TEST(ConfigVariables, DefaultsAreValidAndMatchTheOptions) {
@@ -121,7 +123,6 @@ TEST(ConfigVariables, ClosestName) {
 }
 
 TEST(ConfigVariables, ValuesAreChecked) {
-  Config c;
   struct Case {
     const char* name;
     const char* value;
@@ -141,7 +142,9 @@ TEST(ConfigVariables, ValuesAreChecked) {
            {"mtbf", "1.5h", true},          {"mtbf", "2d", true},
            {"mtbf", "30m", true},           {"mtbf", "45s", true},
            {"mtbf", "-1", false},           {"mtbf", "1w", false},
-           {"mtbf", "h", false},            {"mtbf", "1.", false},
+           {"mtbf", "h", false},            {"mtbf", "1.", true},
+           {"mtbf", ".5", true},            {"mtbf", ".", false},
+           {"mtbf", "1.2.3", false},        {"mtbf", "+1", false},
            {"mtbf", "inf", false},          {"mtbf", "1e3", false},
            {"mtbf", "", false},             {"job_end_time", "1700000000", true},
            {"job_end_time", "0", true},     {"job_end_time", "-5", false},
@@ -155,7 +158,24 @@ TEST(ConfigVariables, ValuesAreChecked) {
            {"write_buffer_size", "64m", true},
            {"write_buffer_size", "lots", false},
            {"backend", "leveldb", true},    {"backend", "sqlite", false},
-           {"wal", "on", true},             {"wal", "", false}}) {
+           {"wal", "on", true},             {"wal", "", false},
+           {"config_file", "", true},       {"config_file", "a.conf", true},
+           {"root", "/a", true},            {"root", "rel", true},
+           {"root", "", false},             {"root", "/a,/b", false},
+           {"root", " /a", false},          {"options", "", true},
+           {"options", "wal=1,extent_bytes=1m", true},
+           {"options", "wal=maybe", false}, {"options", "data_roots=/a", false},
+           {"options", "wal", false},       {"mount", "", true},
+           {"mount", "/sluice", true},      {"mount", "/sluice/", true},
+           {"mount", "sluice", false},      {"mount", "/", false},
+           {"mount", "//", false},          {"writer", "-1", true},
+           {"writer", "0", true},           {"writer", "99999999", true},
+           {"writer", "100000000", false},  {"writer", "-2", false},
+           {"writer", "x", false},          {"writer", "", false},
+           {"merged_reads", "1", true},     {"merged_reads", "x", false},
+           {"lock_wait", "0.5", true},      {"lock_wait", "5s", true},
+           {"lock_wait", "-1", false},      {"lock_wait", "1e3", false}}) {
+    Config c;  // each alone: root and data_roots set together must agree
     Status s = c.Set(k.name, k.value);
     EXPECT_EQ(s.ok(), k.ok) << k.name << " = '" << k.value << "': " << s.ToString();
     if (!s.ok()) {
@@ -171,6 +191,12 @@ TEST(ConfigVariables, ValuesAreChecked) {
   ASSERT_OK(Config::ParseDuration("2d", &seconds));
   EXPECT_DOUBLE_EQ(seconds, 172800);
   ASSERT_OK(Config::ParseDuration("90", &seconds));
+  EXPECT_DOUBLE_EQ(seconds, 90);
+  ASSERT_OK(Config::ParseDuration(".25", &seconds));
+  EXPECT_DOUBLE_EQ(seconds, 0.25);
+  ASSERT_OK(Config::ParseDuration("120.", &seconds));
+  EXPECT_DOUBLE_EQ(seconds, 120);
+  ASSERT_OK(Config::ParseDuration("1.5m", &seconds));
   EXPECT_DOUBLE_EQ(seconds, 90);
   bool b = false;
   ASSERT_OK(Config::ParseBool("ON", &b));
@@ -703,7 +729,8 @@ TEST(ConfigText, JsonEscapes) {
   EXPECT_TRUE(Contains(json, "\"value\": \"/a\\\"b\\\\c\\u000a\\udcff\""))
       << json;
   EXPECT_TRUE(Contains(json, "{\"name\": \"wal\", \"value\": \"0\", \"source\": "
-                             "\"default\", \"file\": null, \"line\": null}"));
+                             "\"default\", \"file\": null, \"line\": null, "
+                             "\"via\": null}"));
   EXPECT_TRUE(Contains(json, "\"unknown_environment\": []"));
 }
 

@@ -151,8 +151,10 @@ TEST_F(DatasetTest, AFailureInjectedAtCloseLeavesNoId) {
   EXPECT_EQ(ds->id(), 1);
   ASSERT_TRUE(ds->Close().ok());
   // Variables of the whole context cannot change once it runs.
-  EXPECT_EQ(ctx_->SetConfig("write_buffer_size", "8m").code(),
-            Code::kInvalidArgument);
+  for (const char* v : {"write_buffer_size", "data_roots", "root", "options",
+                        "config_file", "extent_bytes"}) {
+    EXPECT_EQ(ctx_->SetConfig(v, "8m").code(), Code::kInvalidArgument) << v;
+  }
 }
 
 TEST_F(DatasetTest, ShouldCheckpointAnswersFromCostMtbfEndAndSignal) {

@@ -146,8 +146,9 @@ extra=$(ls -A "$W/root" | grep -v '^writer\.[0-9]*$')
 # interposer: the lowest free one). A bad SLUICE_LOCK_WAIT is named with
 # its value (it once read as 0 s).
 for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=relative \
-           SLUICE_LOCK_WAIT=abc SLUICE_LOCK_WAIT=-1 SLUICE_LOCK_WAIT=5s \
-           SLUICE_LOCK_WAIT=1e3 SLUICE_LOCK_WAIT=; do
+           SLUICE_LOCK_WAIT=abc SLUICE_LOCK_WAIT=-1 SLUICE_LOCK_WAIT=5x \
+           SLUICE_LOCK_WAIT=1e3 SLUICE_LOCK_WAIT= SLUICE_WRITER=x \
+           SLUICE_MERGED_READS=maybe; do
   out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" "$bad" \
         bash -c "echo x > '$W/mnt/bad.txt'; echo \"rc \$?\"; echo y > '$W/bad-outside.txt' && echo outside-ok; for pre in \"\$LD_PRELOAD\" ''; do LD_PRELOAD=\$pre /usr/bin/python3 -c 'import os; print(\"fd\", os.open(\"/etc/hostname\", 0))'; done | uniq -c | wc -l | sed 's/^/fd kinds /'" 2>&1)
   said="^sluice: .*${bad%%=*}"
@@ -162,8 +163,8 @@ for bad in SLUICE_EXTENT_BYTES=1k SLUICE_OPTIONS=no_such_option=1 SLUICE_ROOT=re
   fi
   rm -f "$W/bad-outside.txt"
 done
-# Good waits, fractions included, are taken without a word.
-for good in 0 2 0.5 .25 120.; do
+# Good waits, fractions and units included, are taken without a word.
+for good in 0 2 0.5 .25 120. 5s 0.5m; do
   out=$(env LD_PRELOAD="$lib" SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/root" \
         SLUICE_LOCK_WAIT="$good" bash -c "echo '$good' > '$W/mnt/wait.txt' && cat '$W/mnt/wait.txt'" 2>&1)
   [ "$out" = "$good" ] && echo "ok   SLUICE_LOCK_WAIT=$good" ||

@@ -128,7 +128,8 @@ expect 1 "id 4 was torn, and its data reclaimed at .*nothing to remove" rm "$ctx
 
 # 6. rm of a committed id: record and data gone (a record-less id's data
 #    would show as torn), the other ids whole.
-"$sluice" rm "$ctx" run 2 || fail "rm run 2"
+# An interposer's SLUICE_ROOT in the environment does not move the context.
+SLUICE_ROOT=/nonexistent/elsewhere "$sluice" rm "$ctx" run 2 || fail "rm run 2"
 "$sluice" ls --json "$ctx" run | json "
 ids = {x['id']: x['state'] for x in d['ids']}
 assert ids == {1: 'committed', 3: 'committed', 4: 'reclaimed'}, ids" || fail "ls after rm"

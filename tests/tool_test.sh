@@ -173,9 +173,9 @@ d = json.load(open(sys.argv[1])); cfg = sys.argv[2]
 v = {x["name"]: x for x in d["variables"]}
 assert d["context"] == "sim" and d["dataset"] == "ckpt", d
 assert v["compression"] == {"name": "compression", "value": "0", "source": "default",
-                            "file": None, "line": None}, v["compression"]
+                            "file": None, "line": None, "via": None}, v["compression"]
 assert v["block_size"] == {"name": "block_size", "value": "128k", "source": "file",
-                           "file": cfg, "line": 4}, v["block_size"]
+                           "file": cfg, "line": 4, "via": None}, v["block_size"]
 assert (v["dataset_mode"]["value"], v["dataset_mode"]["line"]) == ("file_per_node", 8), v
 assert v["write_buffer_size"]["source"] == "environment", v["write_buffer_size"]
 assert d["unknown_environment"] == ["SLUICE_WRITE_BUFER_SIZE (write_buffer_size?)"], d

@@ -571,6 +571,9 @@ int DatasetRm(const Args& a) {
                           "holds ',' cannot be opened (data_roots is a "
                           "comma-separated list)"));
   }
+  // SLUICE_ROOT (the interposer's alias of the first data root) would
+  // contradict it.
+  unsetenv("SLUICE_ROOT");
   setenv("SLUICE_DATA_ROOTS", data_root.empty() ? "/" : data_root.c_str(), 1);
   s = Context::InitSingle(context, ConfigFile(a), &ctx);
   if (s.IsBusy()) {

@@ -27,6 +27,9 @@ class SluiceDatasetApi : public Api {
     for (const auto& [k, v] : p.store_options) {
       setenv(Config::EnvironmentName(k).c_str(), v.c_str(), 1);
     }
+    // SLUICE_ROOT, set for SLUICE-POSIX's interposer (which read it at its
+    // start), is another name for the first data root: it would disagree.
+    unsetenv("SLUICE_ROOT");
     setenv("SLUICE_DATA_ROOTS", (p.path + ".sluiceds").c_str(), 1);
     init_ = mpi::InitContext(MPI_COMM_WORLD, "bench", "", &ctx_);
     note_ = "SLUICE-DATASET: one dataset id per repetition, committed at "

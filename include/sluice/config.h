@@ -17,8 +17,9 @@
 // File syntax (docs/CONFIG.md): "name = value" lines, blanks around the
 // name and the value trimmed; '#' starts a comment (to the end of the
 // line), so a value cannot hold one; blank lines are ignored. An empty
-// value is accepted only by a variable whose values include "" (today
-// config_file_prefix, which a file cannot set anyway). A name given twice
+// value is accepted only by a variable whose values include "" (options,
+// mount; config_file and config_file_prefix take "" too, but a file cannot
+// set them). A name given twice
 // in one section: the later line wins. With the variable
 // config_file_prefix set (by the API before Load, or the environment:
 // SLUICE_CONFIG_FILE_PREFIX=#SLUICE), only lines that begin with the
@@ -40,6 +41,30 @@
 // names, since two spellings of one variable would otherwise depend on the
 // order of the environment. A bad value of a known one is an error as from
 // a file. The same name twice in `env`: the first counts, as for getenv.
+//
+// Which file: the one Load is given, else the variable config_file (API,
+// or the environment: SLUICE_CONFIG_FILE=job.conf), else none.
+//
+// Two names for one setting:
+//   - root is the first entry of data_roots (the interposer's SLUICE_ROOT).
+//     Set by a stronger source, root replaces that first entry and keeps
+//     the others; set by a weaker one, it is overridden. Set by the same
+//     source (both by the API, both in the environment, both in one
+//     section of the file), they must name the same directory, or that is
+//     an error naming both: a job that says two things is not guessed at.
+//   - options is a list "name=value,..." of store options and
+//     extent_bytes: each item counts as its variable set by the source
+//     that set options, and the variable itself, set by the same source,
+//     beats the item.
+//
+// Entry points: a context loads its own configuration (Load with its name
+// and file). The K/V open (Store::Open) and the file layer
+// (FileSystem::Open, sluice_mount, the stream API) complete the options
+// their caller did not give from the environment and config_file's
+// [global] lines (StoreOptions::use_configuration). The interposer reads
+// the same once at its start, with its own variables (mount, root,
+// writer, merged_reads, lock_wait, options). docs/CONFIG.md says which
+// entry point reads which variable.
 //
 // In an MPI job, rank 0 reads the file and the environment and broadcasts
 // the result (Serialize/Deserialize), so every rank uses the same values.
@@ -90,16 +115,21 @@ struct SLUICE_EXPORT ConfigValue {
   ConfigSource source = ConfigSource::kDefault;
   std::string file;  // kFile: the file
   int line = 0;      // kFile: its line (1-based)
-  // "default", "file PATH:LINE", "environment SLUICE_NAME", "API".
+  // The variable whose setting gave this value when it is another one:
+  // "root" (for data_roots), "data_roots" (for root), "options" (for a
+  // store option or extent_bytes); else empty.
+  std::string via;
+  // "default", "file PATH:LINE", "environment SLUICE_NAME", "API"; with
+  // `via`, "file PATH:LINE (root)", "environment SLUICE_ROOT", "API (root)".
   std::string SourceText() const;
 };
 
 class SLUICE_EXPORT Config {
  public:
   // Every variable, sorted by name: each StoreOptions option
-  // (StoreOptions::List), extent_bytes (FsOptions), and the variables of
+  // (StoreOptions::List), extent_bytes (FsOptions), the variables of
   // contexts and datasets (data_roots, dataset_mode, stats,
-  // config_file_prefix, ...).
+  // config_file_prefix, ...), and the interposer's (mount, root, ...).
   static const std::vector<ConfigVariable>& Variables();
 
   // The environment variable that sets `name`: "SLUICE_" + name
@@ -109,18 +139,22 @@ class SLUICE_EXPORT Config {
   // The known name closest to `name` (edit distance), for messages.
   static std::string ClosestName(std::string_view name);
 
-  // Builds the configuration of context `context`: reads the environment
+  // Builds the configuration of context `context` ("" for the entry points
+  // that are no context: only [global] applies): reads the environment
   // (`env`: "NAME=value" strings, as environ, ending with a null pointer;
-  // null for none) and then the file `file` (empty for none; a file that
-  // cannot be read is an error). Values already Set on *out by the API are
-  // kept, and apply while the file is read (config_file_prefix); everything
-  // else of *out is replaced. On error *out is unchanged.
+  // null for none) and then the file `file`, which is then config_file's
+  // value set by the API; empty: config_file's value (API, environment),
+  // if any. A file that cannot be read is an error. Values already Set on
+  // *out by the API are kept, and apply while the file is read
+  // (config_file_prefix); everything else of *out is replaced. On error
+  // *out is unchanged.
   static Status Load(const std::string& context, const std::string& file,
                      const char* const* env, Config* out);
 
   // Sets a variable by the API (the strongest source), checking its value.
-  // Setting config_file_prefix after Load does not read the file again: it
-  // only changes what Get reports.
+  // Setting config_file or config_file_prefix after Load does not read the
+  // file again: it only changes what Get reports. root and data_roots both
+  // set by the API must agree (else an error, and nothing changes).
   Status Set(std::string_view name, std::string_view value);
 
   // The effective value of `name` for dataset `dataset` ("" for the
@@ -137,6 +171,16 @@ class SLUICE_EXPORT Config {
   // set. Combinations (StoreOptions::Validate) are checked when a store
   // opens, as for options set any other way.
   Status ToFsOptions(FsOptions* out) const;
+  // The options an entry point opens with: each option `given` gives
+  // (FsOptions::Given: set by name, or not its default) keeps its value;
+  // each other takes this configuration's value where a source set it,
+  // else its value in `defaults` (the entry point's own: FsOptions() for
+  // Store::Open and FileSystem::Open, the interposer's tuning). The result
+  // has store.use_configuration off: it is complete. A value that does not
+  // fit (none should, Load checks them all) is InvalidArgument naming its
+  // source; *out is then unchanged.
+  Status ToFsOptions(const FsOptions& given, const FsOptions& defaults,
+                     FsOptions* out) const;
 
   // A duration: a number of seconds ("90", "1.5"), or a number with the
   // suffix s, m, h or d ("30m", "2d"). Not negative.
@@ -164,12 +208,22 @@ class SLUICE_EXPORT Config {
   // one variable a line: "name = value  # source" (control characters as
   // \xHH), or a JSON object {"context": ..., "dataset": ..., "variables":
   // [{"name", "value", "source": "default" | "file" | "environment" |
-  // "api", "file", "line"}...], "unknown_environment": [...]} ("file" and
-  // "line" null unless the source is a file).
+  // "api", "file", "line", "via"}...], "unknown_environment": [...]}
+  // ("file" and "line" null unless the source is a file; "via" null unless
+  // the value came from another variable, ConfigValue::via).
   std::string ToText(std::string_view dataset = std::string_view()) const;
   std::string ToJson(std::string_view dataset = std::string_view()) const;
 
  private:
+  using Values = std::map<std::string, ConfigValue>;
+  // The maps that may hold a value for `dataset`, strongest first: API,
+  // environment, [dataset:], [context:], [global].
+  std::vector<const Values*> Levels(std::string_view dataset) const;
+  // data_roots or root (`name`), from levels[from...].
+  ConfigValue GetRoots(const std::string& name,
+                       const std::vector<const Values*>& levels,
+                       size_t from) const;
+
   std::string context_;
   // Values set by the API and the environment.
   std::map<std::string, ConfigValue> api_, env_;

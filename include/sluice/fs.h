@@ -65,10 +65,18 @@ struct SLUICE_EXPORT FsOptions {
   size_t extent_bytes = 4u << 20;
 
   // Sets "extent_bytes" or, by any other name, a store option
-  // (StoreOptions::Set). Unknown names and bad values are InvalidArgument.
+  // (StoreOptions::Set), and records it as given. Unknown names and bad
+  // values are InvalidArgument.
   Status Set(std::string_view name, std::string_view value);
   // Sets options from "name=value" pairs separated by ',' or ';'.
   Status SetAll(std::string_view list);
+  // extent_bytes: set by name or not its default; any other name:
+  // StoreOptions::Given. FileSystem::Open completes the options not given
+  // from the configuration when store.use_configuration is on.
+  bool Given(std::string_view name) const;
+
+ private:
+  bool extent_bytes_set_ = false;
 };
 
 struct FileInfo {
@@ -179,7 +187,9 @@ class SLUICE_EXPORT FileSystem {
   static constexpr int kReader = -1;
 
   // Opens (creating if needed) the file system in directory `root` as
-  // writer `writer` (>= 0), or read-only over every writer (kReader).
+  // writer `writer` (>= 0), or read-only over every writer (kReader). The
+  // options the caller did not give (FsOptions::Given) come from the
+  // configuration, as for Store::Open.
   static Status Open(const FsOptions& options, const std::string& root,
                      int writer, std::unique_ptr<FileSystem>* fs);
 

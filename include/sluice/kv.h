@@ -51,6 +51,10 @@ class SLUICE_EXPORT Store {
   // directory `path`. Errors name the path: Busy (another process has it
   // open for writing), NotAStore (a file, or a non-empty directory without a
   // Sluice header), VersionTooNew, Corruption, IOError (cannot be created).
+  // The options the caller did not give come from the configuration
+  // (StoreOptions::use_configuration, docs/CONFIG.md): a bad SLUICE_*
+  // value or configuration file is InvalidArgument naming it, before the
+  // disk is touched.
   static Status Open(const StoreOptions& options, const std::string& path,
                      std::unique_ptr<Store>* store);
 

@@ -15,6 +15,7 @@
 #define SLUICE_OPTIONS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -230,9 +231,30 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: 64 MiB.
   size_t async_queue_bytes = 64u << 20;
 
-  // Sets one option by name, e.g. Set("write_buffer_size", "64m").
-  // Unknown names and malformed values are InvalidArgument.
+  // Whether Store::Open (and FileSystem::Open) complete these options from
+  // the configuration (docs/CONFIG.md): each option the caller did not give
+  // (see Given) takes the value of its SLUICE_<NAME> environment variable,
+  // else of the configuration file SLUICE_CONFIG_FILE names ([global]
+  // lines), else its default. A given option is never changed, and an
+  // error in the environment or the file fails the open, naming the
+  // variable. false: the options are used exactly as they are.
+  // Default: true. The trade-off: a job can retune a program without
+  // changing it (SLUICE_WRITE_BUFFER_SIZE=64m), and a stray SLUICE_*
+  // setting can retune a program that did not expect it; a program that
+  // must not be retuned sets its options by name or turns this off.
+  bool use_configuration = true;
+
+  // Sets one option by name, e.g. Set("write_buffer_size", "64m"), and
+  // records it as given. Unknown names and malformed values are
+  // InvalidArgument, and change nothing.
   Status Set(std::string_view name, std::string_view value);
+
+  // Whether option `name` is given by the caller, so that the
+  // configuration leaves it alone: set by name (Set, SetAll,
+  // sluice_options_set), or holding a value other than its default. An
+  // option assigned its default value directly cannot be told from one
+  // never set: set it by name (or clear use_configuration) to keep it.
+  bool Given(std::string_view name) const;
 
   // Sets options from "name=value" pairs separated by ',' or ';'.
   Status SetAll(std::string_view list);
@@ -249,6 +271,9 @@ struct SLUICE_EXPORT StoreOptions {
   };
   // Every settable option, in declaration order.
   static const std::vector<Info>& List();
+
+ private:
+  uint64_t set_by_name_ = 0;  // bit i: List()[i] was set by name
 };
 
 // Parses "64k", "32m", "1g", "4096" (powers of 1024). Used by every tool.

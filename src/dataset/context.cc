@@ -450,8 +450,9 @@ const Config& Context::config() const { return impl_->config; }
 
 Status Context::SetConfig(const std::string& name, const std::string& value) {
   // What the store was opened with, and where: fixed for its lifetime.
-  bool fixed = name == "data_roots" || name == "extent_bytes" ||
-               name == "config_file_prefix";
+  bool fixed = name == "data_roots" || name == "root" ||
+               name == "extent_bytes" || name == "options" ||
+               name == "config_file" || name == "config_file_prefix";
   for (const auto& o : StoreOptions::List()) fixed |= name == o.name;
   {
     if (fixed) {

@@ -12,6 +12,7 @@
 
 #include "fs/peers.h"
 #include "fs/reader.h"
+#include "util/configure.h"
 #include "util/posix.h"
 
 namespace sluice {
@@ -89,9 +90,12 @@ SetAttrs TimeAttrs(const struct timespec* times) {
   return a;
 }
 
-Status FileSystem::Open(const FsOptions& options, const std::string& root,
+Status FileSystem::Open(const FsOptions& given, const std::string& root,
                         int writer, std::unique_ptr<FileSystem>* out) {
   out->reset();
+  FsOptions options;
+  Status configured = ConfigureFsOptions(given, &options);
+  if (!configured.ok()) return configured;
   if (options.extent_bytes < 4096 || options.extent_bytes > (256u << 20)) {
     return Status::InvalidArgument("extent_bytes must be in [4k, 256m]");
   }

@@ -18,6 +18,7 @@
 #include "store/stats.h"
 #include "store/value_log.h"
 #include "store/write_buffer.h"
+#include "util/configure.h"
 #include "util/env.h"
 #include "util/posix.h"
 
@@ -765,11 +766,13 @@ Status CheckTreeRecord(const std::string& path, const StoreHeader& header,
 
 Store::~Store() = default;
 
-Status Store::Open(const StoreOptions& options, const std::string& path,
+Status Store::Open(const StoreOptions& given, const std::string& path,
                    std::unique_ptr<Store>* store) {
   store->reset();
   if (path.empty()) return Status::InvalidArgument("empty store path");
-  Status s = options.Validate();
+  StoreOptions options;
+  Status s = ConfigureStoreOptions(given, &options);
+  if (s.ok()) s = options.Validate();
   // The backend's module, loaded once its kind is known: a backend that
   // cannot be loaded, or options it cannot honour, are refused before the
   // disk is touched when the options name it, and before a new store is

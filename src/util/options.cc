@@ -1,6 +1,7 @@
 #include "sluice/options.h"
 
 #include "sluice/fs.h"
+#include "util/option_list.h"
 
 #include <cctype>
 #include <cerrno>
@@ -212,17 +213,31 @@ const std::vector<Field>& Fields() {
 }  // namespace
 
 Status StoreOptions::Set(std::string_view name, std::string_view value) {
-  for (const Field& f : Fields()) {
-    if (name == f.info.name) return f.set(this, value);
+  const std::vector<Field>& fields = Fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (name != fields[i].info.name) continue;
+    Status s = fields[i].set(this, value);
+    if (s.ok() && i < 64) set_by_name_ |= uint64_t{1} << i;  // 64: a test
+    return s;
   }
   return Status::InvalidArgument("unknown store option '" + std::string(name) +
                                  "'");
 }
 
-namespace {
-// Calls set(name, value) for each "name=value" of a ',' or ';' list.
-template <typename SetFn>
-Status SetEach(std::string_view list, SetFn set) {
+bool StoreOptions::Given(std::string_view name) const {
+  const std::vector<Field>& fields = Fields();
+  static const StoreOptions defaults;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (name != fields[i].info.name) continue;
+    return (i < 64 && (set_by_name_ >> i & 1) != 0) ||
+           fields[i].get(*this) != fields[i].get(defaults);
+  }
+  return false;
+}
+
+Status ForEachOption(
+    std::string_view list,
+    const std::function<Status(std::string_view, std::string_view)>& set) {
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t end = list.find_first_of(",;", pos);
@@ -240,10 +255,9 @@ Status SetEach(std::string_view list, SetFn set) {
   }
   return Status::OK();
 }
-}  // namespace
 
 Status StoreOptions::SetAll(std::string_view list) {
-  return SetEach(list, [this](std::string_view n, std::string_view v) {
+  return ForEachOption(list, [this](std::string_view n, std::string_view v) {
     return Set(n, v);
   });
 }
@@ -258,13 +272,19 @@ Status FsOptions::Set(std::string_view name, std::string_view value) {
                                    " is outside [4k, 256m]");
   }
   extent_bytes = n;
+  extent_bytes_set_ = true;
   return Status::OK();
 }
 
 Status FsOptions::SetAll(std::string_view list) {
-  return SetEach(list, [this](std::string_view n, std::string_view v) {
+  return ForEachOption(list, [this](std::string_view n, std::string_view v) {
     return Set(n, v);
   });
+}
+
+bool FsOptions::Given(std::string_view name) const {
+  if (name != "extent_bytes") return store.Given(name);
+  return extent_bytes_set_ || extent_bytes != FsOptions().extent_bytes;
 }
 
 Status StoreOptions::Validate() const {
