@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "dataset_bytes.h"
 #include "sluice/dataset.h"
 #include "sluice/fs.h"
 #include "sluice/mpi.h"
@@ -36,15 +37,6 @@ void Ok(const sluice::Status& s, const std::string& what) {
   if (!s.ok()) Die(what + ": " + s.ToString());
 }
 
-unsigned char Byte(int64_t id, int el, uint64_t off) {
-  uint64_t x = off * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(id) << 40 ^
-               static_cast<uint64_t>(el) << 32;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return static_cast<unsigned char>(x);
-}
-
 size_t Block(int64_t id) { return (256u << 10) + (id * 7919) % (256u << 10); }
 size_t Unique(int64_t id, int r) { return 100000 + 13 * r + id; }
 
@@ -53,7 +45,7 @@ void Write(sluice::Context* ctx, int64_t id) {
   Ok(ctx->OpenDataset("ckpt", id, sluice::kDatasetWrite, &ds), "open");
   const size_t b = Block(id);
   std::vector<unsigned char> buf(b);
-  for (size_t i = 0; i < b; ++i) buf[i] = Byte(id, 1, rank * b + i);
+  for (size_t i = 0; i < b; ++i) buf[i] = DatasetByte(id, 1, rank * b + i);
   std::unique_ptr<sluice::Element> el;
   Ok(ds->OpenElement("field", sluice::ElementKind::kShared, &el), "element");
   for (size_t at = 0; at < b; at += 65536) {
@@ -63,7 +55,7 @@ void Write(sluice::Context* ctx, int64_t id) {
   Ok(el->Close(), "element close");
   const size_t u = Unique(id, rank);
   buf.resize(u);
-  for (size_t i = 0; i < u; ++i) buf[i] = Byte(id, 100 + rank, i);
+  for (size_t i = 0; i < u; ++i) buf[i] = DatasetByte(id, 100 + rank, i);
   Ok(ds->OpenElement("local", sluice::ElementKind::kUnique, &el), "element");
   Ok(el->Write(0, buf.data(), u), "write");
   Ok(el->Close(), "element close");
@@ -80,7 +72,7 @@ void Check(sluice::Element* el, int64_t id, int tag, uint64_t size) {
   Ok(el->Read(0, buf.data(), size, &got), "read of id " + std::to_string(id));
   if (got != size) Die("short read of id " + std::to_string(id));
   for (size_t i = 0; i < size; ++i) {
-    if (buf[i] != Byte(id, tag, i)) {
+    if (buf[i] != DatasetByte(id, tag, i)) {
       Die("id " + std::to_string(id) + " element " + el->name() + " byte " +
           std::to_string(i) + " is wrong");
     }
@@ -103,7 +95,7 @@ void Verify(sluice::Context* ctx, int64_t which, int64_t* opened) {
   Ok(el->Read(0, buf.data(), buf.size(), &got), "read");
   if (got != buf.size()) Die("short read");
   for (size_t i = 0; i < buf.size(); ++i) {
-    if (buf[i] != Byte(id, 1, i)) {
+    if (buf[i] != DatasetByte(id, 1, i)) {
       Die("id " + std::to_string(id) + " field byte " + std::to_string(i) +
           " is wrong");
     }

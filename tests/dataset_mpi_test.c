@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataset_bytes.h"
 #include "sluice/c_mpi.h"
 #include "sluice/sluice.h"
 
@@ -44,26 +45,17 @@ static int rank, nranks;
 
 /* The byte at `off` of element `el` in id `id` (for unique elements, `el`
  * includes the owner rank). */
-static unsigned char Byte(int64_t id, int el, uint64_t off) {
-  uint64_t x = off * 0x9E3779B97F4A7C15ull ^ (uint64_t)id << 40 ^
-               (uint64_t)el << 32;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return (unsigned char)x;
-}
-
 static void Fill(unsigned char* p, size_t n, int64_t id, int el,
                  uint64_t off) {
-  for (size_t i = 0; i < n; ++i) p[i] = Byte(id, el, off + i);
+  for (size_t i = 0; i < n; ++i) p[i] = DatasetByte(id, el, off + i);
 }
 
 static void Verify(const unsigned char* p, size_t n, int64_t id, int el,
                    uint64_t off, const char* what) {
   for (size_t i = 0; i < n; ++i) {
-    CHECK(p[i] == Byte(id, el, off + i),
+    CHECK(p[i] == DatasetByte(id, el, off + i),
           "%s id %lld: byte %llu is %u, not %u", what, (long long)id,
-          (unsigned long long)(off + i), p[i], Byte(id, el, off + i));
+          (unsigned long long)(off + i), p[i], DatasetByte(id, el, off + i));
   }
 }
 

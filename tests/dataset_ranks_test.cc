@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "dataset_bytes.h"
 #include "dataset/group.h"
 #include "sluice/dataset.h"
 #include "test_util.h"
@@ -18,18 +19,11 @@
 namespace sluice {
 namespace {
 
-unsigned char Byte(int64_t id, int el, uint64_t off) {
-  uint64_t x = off * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(id) << 40 ^
-               static_cast<uint64_t>(el) << 32;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return static_cast<unsigned char>(x);
-}
-
 std::string Bytes(int64_t id, int el, uint64_t off, size_t n) {
   std::string s(n, '\0');
-  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(Byte(id, el, off + i));
+  for (size_t i = 0; i < n; ++i) {
+    s[i] = static_cast<char>(DatasetByte(id, el, off + i));
+  }
   return s;
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "dataset_bytes.h"
 #include "sluice/dataset.h"
 #include "sluice/mpi.h"
 
@@ -39,15 +40,6 @@ void Ok(const sluice::Status& s, const std::string& what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-unsigned char Byte(int64_t id, int tag, uint64_t off) {
-  uint64_t x = off * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(id) << 40 ^
-               static_cast<uint64_t>(tag) << 32;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return static_cast<unsigned char>(x);
-}
-
 size_t Block(int64_t id) { return 40000 + 1000 * id; }
 size_t Unique(int64_t id, int r) { return 5000 + 100 * r + id; }
 constexpr uint64_t kSparseAt = 3u << 20;
@@ -58,13 +50,13 @@ std::vector<unsigned char> Expected(int64_t id, const std::string& element,
   std::vector<unsigned char> v;
   if (element == "field") {
     v.resize(ranks * Block(id));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = Byte(id, 1, i);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = DatasetByte(id, 1, i);
   } else if (element == "local") {
     v.resize(Unique(id, r));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = Byte(id, 100 + r, i);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = DatasetByte(id, 100 + r, i);
   } else if (element == "sparse") {
     v.resize(kSparseAt + 16);
-    for (size_t i = 0; i < 16; ++i) v[kSparseAt + i] = Byte(id, 2, i);
+    for (size_t i = 0; i < 16; ++i) v[kSparseAt + i] = DatasetByte(id, 2, i);
   }
   return v;
 }
