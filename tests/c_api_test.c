@@ -229,6 +229,11 @@ int main(int argc, char** argv) {
   CHECK(sluice_options_set(o, "no_such_option", "1") ==
         SLUICE_INVALID_ARGUMENT);
   CHECK(strstr(sluice_errmsg(), "no_such_option") != NULL);
+  /* extent_bytes is checked as FsOptions checks it (4 KiB..256 MiB). */
+  CHECK_OK(sluice_options_set(o, "extent_bytes", "1m"));
+  CHECK(sluice_options_set(o, "extent_bytes", "1k") ==
+        SLUICE_INVALID_ARGUMENT);
+  CHECK(strstr(sluice_errmsg(), "extent_bytes") != NULL);
   sluice_options_destroy(o);
   CHECK(sluice_kv_open(argv[1], NULL, &s) == SLUICE_NOT_A_STORE);
   CHECK(strstr(sluice_errmsg(), argv[1]) != NULL);

@@ -43,8 +43,11 @@ class DatasetRanksTest : public ::testing::Test {
   // Runs `body` on each rank of a job whose rank r is on node nodes[r],
   // each with a context of its own; the failures of every rank are
   // reported.
+  // fini_ok: whether Fini is to succeed (a store that could not write
+  // what it holds fails it).
   void Job(const std::vector<int>& nodes,
-           const std::function<void(Context*, int)>& body) {
+           const std::function<void(Context*, int)>& body,
+           bool fini_ok = true) {
     test::ThreadJob job(nodes);
     std::vector<std::thread> ranks;
     for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
@@ -55,7 +58,9 @@ class DatasetRanksTest : public ::testing::Test {
         ASSERT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
         body(ctx.get(), r);
         s = ctx->Fini();
-        EXPECT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
+        if (fini_ok) {
+          EXPECT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
+        }
       });
     }
     for (auto& t : ranks) t.join();
@@ -144,6 +149,53 @@ TEST_F(DatasetRanksTest, FilePerNodeWritesOneStorePerNode) {
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"0", "1"}));
+}
+
+// A node of one rank beside a node of two: the lone rank has no node
+// writer, yet makes every collective call the others make.
+TEST_F(DatasetRanksTest, ANodeOfOneRankBesideANodeOfTwo) {
+  Job({0, 0, 1}, [](Context* ctx, int rank) {
+    bool ok = false;
+    WriteId(ctx, rank, 1, &ok);
+  });
+  Verify(1, 3, 2);
+}
+
+// The node's store fills while a rank that is not the leader writes through
+// it (its writes do not wait for their outcome: a failure comes back at
+// its file's close, or at the leader's barrier of the node's store): every
+// rank's close fails, naming the store, and the id never exists.
+TEST_F(DatasetRanksTest, AWriteTheLeaderCouldNotStoreFailsTheCommit) {
+  test::SmallTmpfs small(dir_.path() + "/small", "24m");
+  if (!small.error().empty()) GTEST_SKIP() << small.error();
+  setenv("SLUICE_DATA_ROOTS", (dir_.path() + "/small").c_str(), 1);
+  Job(
+      {0, 0},
+      [](Context* ctx, int rank) {
+    std::unique_ptr<Dataset> ds;
+    ASSERT_TRUE(ctx->OpenDataset("d", 1, kDatasetWrite, &ds).ok());
+    std::unique_ptr<Element> el;
+    ASSERT_TRUE(ds->OpenElement("big", ElementKind::kShared, &el).ok());
+    // Rank 1 writes 32 MiB through the leader, more than the root holds.
+    const std::string mb(1 << 20, static_cast<char>('a' + rank));
+    Status w;
+    for (int i = 0; rank == 1 && i < 32 && w.ok(); ++i) {
+      w = el->Write(static_cast<uint64_t>(i) << 20, mb.data(), mb.size());
+    }
+    el->Close();
+    Status s = ds->Close();
+    EXPECT_FALSE(s.ok()) << "rank " << rank << ": the id committed";
+    EXPECT_EQ(s.code(), Code::kNoSpace) << s.ToString();
+    EXPECT_NE(s.message().find("writer.00000000"), std::string::npos)
+        << s.ToString();
+      },
+      /*fini_ok=*/false);
+  std::unique_ptr<Context> ctx;
+  ASSERT_TRUE(small.Resize("256m"));
+  ASSERT_TRUE(Context::InitSingle("ctx", "", &ctx).ok());
+  std::unique_ptr<Dataset> ds;
+  EXPECT_TRUE(ctx->OpenDataset("d", 1, kDatasetRead, &ds).IsNotFound());
+  EXPECT_TRUE(ctx->Fini().ok());
 }
 
 // A rank failing its close fails every rank's, naming it, and the node's

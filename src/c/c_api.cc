@@ -93,10 +93,7 @@ int sluice_options_set(sluice_options_t* options, const char* name,
       return SetLastError(Status::InvalidArgument("NULL argument"));
     }
     if (strcmp(name, "extent_bytes") == 0) {
-      size_t v = 0;
-      sluice::Status st = sluice::ParseSize(value, &v);
-      if (st.ok()) options->extent_bytes = v;
-      return SetLastError(st);
+      return SetLastError(options->files.Set(name, value));
     }
     return SetLastError(options->rep.Set(name, value));
   })

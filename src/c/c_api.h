@@ -6,12 +6,15 @@
 #include <string>
 
 #include "sluice/dataset.h"
+#include "sluice/fs.h"
 #include "sluice/kv.h"
 #include "sluice/sluice.h"
 
 struct sluice_options_t {
   sluice::StoreOptions rep;
-  size_t extent_bytes = 4u << 20;  // files only
+  // Files only: extent_bytes as set (FsOptions::Set checks and records it
+  // as given, so the configuration does not replace it).
+  sluice::FsOptions files;
 };
 
 struct sluice_store_t {

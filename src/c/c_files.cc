@@ -147,8 +147,8 @@ void CloseAllAtExit() {
 sluice::FsOptions FsOptionsOf(const sluice_options_t* o) {
   sluice::FsOptions options;
   if (o) {
+    options = o->files;
     options.store = o->rep;
-    options.extent_bytes = o->extent_bytes;
   }
   return options;
 }

@@ -261,14 +261,19 @@ Status ReclaimUncommitted(ContextImpl* c) {
 // Collective over the node.
 Status StartNodeWriter(ContextImpl* c) {
   Group* g = c->group.get();
-  if (g->node_size() <= 1) return Status::OK();
-  std::string address;
-  if (g->rank() == g->node_leader()) {
-    Status s = NodeServer::Start(c->fs.get(), &c->node_server, &address);
-    if (!s.ok()) address = "!" + s.message();
+  Status s;
+  // Only nodes of several ranks have a node writer, but the agreement is
+  // every rank's.
+  if (g->node_size() > 1) {
+    std::string address;
+    if (g->rank() == g->node_leader()) {
+      Status st = NodeServer::Start(c->fs.get(), g->node_size() - 1,
+                                    &c->node_server, &address);
+      if (!st.ok()) address = "!" + st.message();
+    }
+    s = g->NodeBroadcast(&address);
+    c->node_address = address;
   }
-  Status s = g->NodeBroadcast(&address);
-  c->node_address = address;
   return g->Agree(s, "starting the node writers of " + c->root);
 }
 
@@ -288,9 +293,13 @@ Status ContextImpl::OwnStore() {
   return s;
 }
 
+bool ContextImpl::HoldsParts(int mode) const {
+  return mode == dataset::kModeBasic || group->rank() == group->node_leader();
+}
+
 Status ContextImpl::Sink(int mode, dataset::PartSink** out) {
   dataset::Group* g = group.get();
-  if (mode == dataset::kModeBasic || g->rank() == g->node_leader()) {
+  if (HoldsParts(mode)) {
     *out = store_sink.get();
     return store_sink ? Status::OK()
                       : Status::InvalidArgument("this rank has no store");
@@ -352,8 +361,10 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
   // rank that is not a leader opens one only if it has one (to reclaim it)
   // or when a basic-mode dataset needs it.
   if (s.ok()) {
-    bool open = c->config.Get("dataset_mode").value != "file_per_node" ||
-                g->rank() == g->node_leader();
+    bool open = c->HoldsParts(
+        c->config.Get("dataset_mode").value == "file_per_node"
+            ? kModeFilePerNode
+            : kModeBasic);
     if (!open) {
       posix::PathKind kind;
       s = posix::Probe(c->StorePath(g->rank()), &kind);
@@ -625,11 +636,9 @@ Status Context::Finish() {
   c->worker.Stop();
   // The node's other ranks write no more (Fini is collective; a
   // destructor's end fails their writes, and their ids do not commit).
+  // Their sinks live on with the context: a dataset still open refers to
+  // one, and finds its requests failing.
   if (c->node_server) c->node_server->Stop();
-  {
-    std::lock_guard<std::mutex> lock(c->mu);
-    c->node_sink.reset();
-  }
   Status f = c->fs ? c->fs->Close() : Status::OK();
   return s.ok() ? f : s;
 }

@@ -179,8 +179,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
     d->mode = mode == "file_per_node" ? dataset::kModeFilePerNode
                                       : dataset::kModeBasic;
     // The store that takes the parts: this rank's, or its node leader's.
-    const bool holder = d->mode == dataset::kModeBasic ||
-                        g->rank() == g->node_leader();
+    const bool holder = c->HoldsParts(d->mode);
     if (s.ok() && holder) s = c->OwnStore();
     // Data of this id from a close that failed: not committed, so not
     // anyone's; the id starts empty.
@@ -331,6 +330,9 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
   // this one names the element among the dataset's.
   const std::string path = dataset::PartPath(
       d->dir, d->write ? d->mode : dataset::kModeBasic, kind, name, owner);
+  if (c->Finished()) {
+    return Status::InvalidArgument("context " + c->name + " has ended");
+  }
   std::lock_guard<std::mutex> lock(d->mu);
   if (d->closed) return Status::InvalidArgument(IdText(d->name, d->id) + " is closed");
   std::shared_ptr<ElementImpl> e;
@@ -445,8 +447,7 @@ Status Dataset::Close() {
     // node has closed its parts, the leader makes the node's store
     // durable)...
     const uint64_t ts = NowNs();
-    const bool holder = d->mode == dataset::kModeBasic ||
-                        g->rank() == g->node_leader();
+    const bool holder = c->HoldsParts(d->mode);
     if (d->mode == dataset::kModeFilePerNode) {
       Status b = g->NodeBarrier();
       if (s.ok()) s = b;

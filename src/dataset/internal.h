@@ -110,7 +110,11 @@ struct ContextImpl {
   // Opens this rank's store if it is not open. Called by collective calls
   // only (OpenDataset), as fs is read without mu elsewhere.
   Status OwnStore();
-  // Where this rank writes its parts in dataset mode `mode` (a RecordMode).
+  // Whether this rank's store takes its parts in dataset mode `mode` (a
+  // RecordMode): basic, or the node's leader in file_per_node.
+  bool HoldsParts(int mode) const;
+  // Where this rank writes its parts in dataset mode `mode`. The sink
+  // lives as long as the context.
   Status Sink(int mode, dataset::PartSink** out);
   bool Finished() {
     std::lock_guard<std::mutex> lock(mu);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <sys/random.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -136,10 +137,9 @@ class Connection {
     reply->info.checksum_valid = flags & 1;
     reply->info.complete = flags & 2;
     const uint32_t len = DecodeFixed32(h + 32);
+    if (len > 65536) return Broken("reading a reply (malformed)", 0);
     std::string msg(len, '\0');
-    if (len > 65536 || !ReadFull(fd_, &msg[0], len)) {
-      return Broken("reading a reply", errno);
-    }
+    if (!ReadFull(fd_, &msg[0], len)) return Broken("reading a reply", errno);
     reply->status = code == 0 ? Status::OK()
                               : Status(static_cast<Code>(code), msg);
     return Status::OK();
@@ -277,7 +277,8 @@ bool SendReply(int fd, const Reply& r) {
 
 }  // namespace
 
-Status NodeServer::Start(FileSystem* fs, std::unique_ptr<NodeServer>* out,
+Status NodeServer::Start(FileSystem* fs, int clients,
+                         std::unique_ptr<NodeServer>* out,
                          std::string* address) {
   unsigned char rnd[24];
   if (getrandom(rnd, sizeof rnd, 0) != static_cast<ssize_t>(sizeof rnd)) {
@@ -297,14 +298,18 @@ Status NodeServer::Start(FileSystem* fs, std::unique_ptr<NodeServer>* out,
     return Status::IOError("node writer: cannot listen on @" + name + ": " +
                            strerror(err));
   }
-  out->reset(new NodeServer(fs, fd, token));
+  out->reset(new NodeServer(fs, clients, fd, token));
   (*out)->acceptor_ = std::thread([s = out->get()] { s->Accept(); });
   *address = name + " " + token;
   return Status::OK();
 }
 
-NodeServer::NodeServer(FileSystem* fs, int listen_fd, std::string token)
-    : fs_(fs), listen_fd_(listen_fd), token_(std::move(token)) {}
+NodeServer::NodeServer(FileSystem* fs, int clients, int listen_fd,
+                       std::string token)
+    : fs_(fs),
+      clients_(clients),
+      listen_fd_(listen_fd),
+      token_(std::move(token)) {}
 
 NodeServer::~NodeServer() { Stop(); }
 
@@ -331,16 +336,41 @@ void NodeServer::Stop() {
 void NodeServer::Accept() {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int err = errno;
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
       if (fd >= 0) close(fd);
       return;
     }
     if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // the socket is unusable; clients see the refusal
+      if (err == EINTR || err == ECONNABORTED) continue;
+      if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        // Out of descriptors or memory for now: the rank waiting in its
+        // hello is served once some are free.
+        mu_.unlock();
+        usleep(10000);
+        mu_.lock();
+        continue;
+      }
+      // The socket is unusable: refuse every later connection rather than
+      // leave it queued and never answered.
+      shutdown(listen_fd_, SHUT_RDWR);
+      return;
     }
-    conns_.emplace_back(fd, std::thread([this, fd] { Serve(fd); }));
+    // Only this user's processes, and no more than the node's ranks.
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        cred.uid != geteuid() ||
+        static_cast<int>(conns_.size()) >= clients_) {
+      close(fd);
+      continue;
+    }
+    try {
+      conns_.emplace_back(fd, std::thread([this, fd] { Serve(fd); }));
+    } catch (...) {  // no thread to be had: the rank's hello fails
+      close(fd);
+    }
   }
 }
 
@@ -367,7 +397,8 @@ void NodeServer::Serve(int fd) {
     // A request that breaks the protocol ends the connection: the client's
     // next request fails, and its id does not commit.
     if (DecodeFixed32(h) != kMagic || r.path_len > kMaxPath ||
-        r.data_len > kMaxNodeWrite || (hello != (r.op != kHello))) {
+        r.data_len > kMaxNodeWrite || (hello != (r.op != kHello)) ||
+        (!hello && r.data_len != token_.size())) {
       break;
     }
     path.resize(r.path_len);
@@ -408,6 +439,8 @@ void NodeServer::Serve(int fd) {
     }
     if (!SendReply(fd, reply)) break;
   }
+  // The peer's next request fails (Stop closes the descriptor).
+  shutdown(fd, SHUT_RDWR);
   // Files a rank left open: closed without a barrier; their id does not
   // commit (the rank's close failed, or the job is ending).
   for (auto& [handle, o] : files) {
@@ -441,12 +474,18 @@ Status ConnectNodeWriter(const std::string& address, int leader,
         " (file_per_node needs the ranks of a node in one network "
         "namespace)");
   }
+  // A leader that never answers the hello (it is gone, or stuck) is an
+  // error after a minute, not a hang.
+  struct timeval tv = {60, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   auto conn = std::make_shared<Connection>(fd, leader);
   Request r;
   r.op = kHello;
   r.data_len = token.size();
   Reply reply;
   Status s = conn->Call(r, "", token.data(), &reply);
+  tv = {0, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   if (s.ok()) s = reply.status;
   if (!s.ok()) return s;
   out->reset(new NodeSink(std::move(conn)));

@@ -12,7 +12,8 @@
 //            2 complete) | handle u64 | size u64 | checksum u64 |
 //            message length u32 | message
 // ops: hello (data: the token the leader handed out over MPI; anything
-// else first closes the connection), mkdirs, create (-> handle), write
+// else first, or a peer of another user, and the leader shuts the
+// connection down), mkdirs, create (-> handle), write
 // (no reply: its error is kept and returned by the file's close), close
 // (-> size, checksum). A write carries at most kMaxNodeWrite bytes.
 //
@@ -35,25 +36,29 @@
 namespace sluice {
 namespace dataset {
 
-constexpr size_t kMaxNodeWrite = 8u << 20;
+// The largest write a request carries (a larger one is split), and so the
+// buffer the leader keeps per rank of its node.
+constexpr size_t kMaxNodeWrite = 1u << 20;
 
 class NodeServer {
  public:
-  // Serves writes into `fs` (not owned: it must outlive Stop). *address is
-  // what ConnectNodeWriter needs (the socket's name and the token).
-  static Status Start(FileSystem* fs, std::unique_ptr<NodeServer>* out,
-                      std::string* address);
+  // Serves writes into `fs` (not owned: it must outlive Stop) for at most
+  // `clients` connections of processes of this user. *address is what
+  // ConnectNodeWriter needs (the socket's name and the token).
+  static Status Start(FileSystem* fs, int clients,
+                      std::unique_ptr<NodeServer>* out, std::string* address);
   ~NodeServer();
   // Ends every connection (files still open are closed, without a
   // barrier: their id does not commit) and joins the threads. Idempotent.
   void Stop();
 
  private:
-  NodeServer(FileSystem* fs, int listen_fd, std::string token);
+  NodeServer(FileSystem* fs, int clients, int listen_fd, std::string token);
   void Accept();
   void Serve(int fd);
 
   FileSystem* const fs_;
+  const int clients_;
   const int listen_fd_;
   const std::string token_;
   std::thread acceptor_;
