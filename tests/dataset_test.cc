@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include <gtest/gtest.h>
+
+#include <thread>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -64,6 +66,21 @@ TEST_F(DatasetTest, AnIdReadsBackAndHighestAndNewestPickTheRightOne) {
   // Writing an element of an id opened for reading is refused.
   EXPECT_FALSE(el->Write(0, "x", 1).ok());
   ASSERT_TRUE(ds->Close().ok());
+}
+
+// A variable read while another thread sets it (TSan checks the locking).
+TEST_F(DatasetTest, GetConfigIsSafeBesideSetConfig) {
+  std::thread setter([this] {
+    for (int i = 0; i < 200; ++i) {
+      EXPECT_TRUE(ctx_->SetConfig("mtbf", std::to_string(100 + i)).ok());
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    const std::string v = ctx_->GetConfig("mtbf").value;
+    EXPECT_TRUE(v == "0" || (v >= "100" && v <= "299")) << v;
+  }
+  setter.join();
+  EXPECT_EQ(ctx_->GetConfig("mtbf").value, "299");
 }
 
 // Ids of 19 digits are ids like any other: listed, and HIGHEST.

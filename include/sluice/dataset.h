@@ -139,7 +139,13 @@ class SLUICE_EXPORT Context {
   const std::string& name() const;
   // DATA_ROOT/NAME.
   const std::string& root() const;
+  // The configuration; not to be read while another thread calls
+  // SetConfig (GetConfig may be).
   const Config& config() const;
+  // A variable's value as the context uses it (for dataset `dataset`, if
+  // not empty), safe beside SetConfig. Local.
+  ConfigValue GetConfig(const std::string& name,
+                        const std::string& dataset = "") const;
   // Sets a variable by the API, for what the context does afterwards. The
   // variables its store was opened with (every store option, extent_bytes,
   // data_roots, config_file_prefix) are fixed: setting one is an error

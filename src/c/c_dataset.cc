@@ -94,7 +94,7 @@ int sluice_config_get(sluice_context_t* ctx, const char* name,
           sluice::Config::ClosestName(name) + "?)"));
     }
     const std::string v =
-        ctx->rep->config().Get(name, dataset ? dataset : "").value;
+        ctx->rep->GetConfig(name, dataset ? dataset : "").value;
     return sluice::CopyString(v, buf, cap, len,
                               "the value of " + std::string(name));
   })

@@ -458,6 +458,10 @@ int Context::size() const { return impl_->group->size(); }
 const std::string& Context::name() const { return impl_->name; }
 const std::string& Context::root() const { return impl_->root; }
 const Config& Context::config() const { return impl_->config; }
+ConfigValue Context::GetConfig(const std::string& name,
+                               const std::string& dataset) const {
+  return impl_->Get(name, dataset);
+}
 
 Status Context::SetConfig(const std::string& name, const std::string& value) {
   // What the store was opened with, and where: fixed for its lifetime.
