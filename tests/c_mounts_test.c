@@ -13,17 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_check.h"
 #include "sluice/sluice.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                       \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      fprintf(stderr, "%s:%d: CHECK failed: %s (errno %d, %s)\n",         \
-              __FILE__, __LINE__, #cond, errno, sluice_errmsg());         \
-      failures++;                                                         \
-    }                                                                     \
-  } while (0)
 
 enum { kFiles = 3, kSize = 300000 };
 

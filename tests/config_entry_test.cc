@@ -289,19 +289,7 @@ TEST(ConfigFileLayer, TheMountTakesTheEnvironmentAndTheCallerBeatsIt) {
 
 // ---- Config::ToFsOptions over given options and defaults -------------------
 
-// An environ-style array, null-terminated.
-class Environ {
- public:
-  Environ(std::initializer_list<std::string> vars) : vars_(vars) {
-    for (const std::string& v : vars_) ptrs_.push_back(v.c_str());
-    ptrs_.push_back(nullptr);
-  }
-  const char* const* get() const { return ptrs_.data(); }
-
- private:
-  std::vector<std::string> vars_;
-  std::vector<const char*> ptrs_;
-};
+using test::Environ;
 
 TEST(ConfigToFsOptions, GivenThenConfiguredThenTheEntryPointsDefaults) {
   Config c;

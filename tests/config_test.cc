@@ -17,19 +17,7 @@
 namespace sluice {
 namespace {
 
-// An environ-style array over `vars` ("NAME=value"), null-terminated.
-class Environ {
- public:
-  Environ(std::initializer_list<std::string> vars) : vars_(vars) {
-    for (const std::string& v : vars_) ptrs_.push_back(v.c_str());
-    ptrs_.push_back(nullptr);
-  }
-  const char* const* get() const { return ptrs_.data(); }
-
- private:
-  std::vector<std::string> vars_;
-  std::vector<const char*> ptrs_;
-};
+using test::Environ;
 
 // A configuration file in a directory of its own.
 class ConfigFile {

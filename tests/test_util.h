@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,20 @@ struct OptionsParamName {
     }
     return n;
   }
+};
+
+// An environ-style array over `vars` ("NAME=value"), null-terminated.
+class Environ {
+ public:
+  Environ(std::initializer_list<std::string> vars) : vars_(vars) {
+    for (const std::string& v : vars_) ptrs_.push_back(v.c_str());
+    ptrs_.push_back(nullptr);
+  }
+  const char* const* get() const { return ptrs_.data(); }
+
+ private:
+  std::vector<std::string> vars_;
+  std::vector<const char*> ptrs_;
 };
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.

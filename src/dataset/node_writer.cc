@@ -337,7 +337,7 @@ void NodeServer::Accept() {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     const int err = errno;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) {
       if (fd >= 0) close(fd);
       return;
@@ -347,9 +347,8 @@ void NodeServer::Accept() {
       if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
         // Out of descriptors or memory for now: the rank waiting in its
         // hello is served once some are free.
-        mu_.unlock();
+        lock.unlock();
         usleep(10000);
-        mu_.lock();
         continue;
       }
       // The socket is unusable: refuse every later connection rather than
