@@ -338,6 +338,14 @@ TEST(DatasetRecordTest, ForgedOrDamagedRecordsAreRefused) {
   EXPECT_TRUE(dataset::ParseRecordName("a.0", &ds, &id, &reclaimed));
 }
 
+const char kRecordV3Hex[] =
+    "534c55494345445303000000aa00000000000000010000006405000000000000000400000002"
+    "000000010000006300000000000000020000000000000000000000010000000100000001"
+    "000000010000007800000000ffffffff14000000000000000200000002000000020000000a"
+    "0000000000000022220000000000000100000000000000000000000a000000000000000200"
+    "00000300000014000000000000003333000000000000010000000a00000000000000140000"
+    "0000000000eed8b95c27ea6740";
+
 const char kRecordV2Hex[] =
     "534c55494345445302000000960000000000000001000000640500000000000000040000"
     "000200000001000000630000000000000001000000010000007800000000ffffffff1400"
@@ -364,6 +372,8 @@ TEST(DatasetRecordTest, PartsNameTheirStoreAndTheirRank) {
   r.writers = 2;
   r.mode = dataset::kModeFilePerNode;
   r.commit_time_ns = 99;
+  r.nodes = 2;
+  r.node_of_rank = {0, 0, 1, 1};
   dataset::ElementRecord e;
   e.name = "x";
   e.size = 20;
@@ -384,10 +394,24 @@ TEST(DatasetRecordTest, PartsNameTheirStoreAndTheirRank) {
     hex += kDigits[c >> 4];
     hex += kDigits[c & 15];
   }
-  EXPECT_EQ(hex, kRecordV2Hex);
+  EXPECT_EQ(hex, kRecordV3Hex);
   dataset::CommitRecord back;
   ASSERT_TRUE(dataset::DecodeRecord(enc, "t", &back).ok());
+  EXPECT_EQ(back.nodes, 2);
+  EXPECT_EQ(back.node_of_rank, (std::vector<int>{0, 0, 1, 1}));
+  // Version 2 had no nodes: it reads as one node.
+  ASSERT_TRUE(dataset::DecodeRecord(Unhex(kRecordV2Hex), "v2", &back).ok());
+  EXPECT_EQ(back.nodes, 1);
+  EXPECT_EQ(back.node_of_rank, (std::vector<int>{0, 0, 0, 0}));
+  ASSERT_TRUE(dataset::DecodeRecord(enc, "t", &back).ok());
   EXPECT_EQ(back.mode, dataset::kModeFilePerNode);
+  // A rank's node beyond the count is refused.
+  {
+    dataset::CommitRecord bad = r;
+    bad.node_of_rank[3] = 2;
+    EXPECT_TRUE(dataset::DecodeRecord(dataset::EncodeRecord(bad), "t", &back)
+                    .IsCorruption());
+  }
   ASSERT_EQ(back.elements.at(0).parts.size(), 2u);
   EXPECT_EQ(back.elements[0].parts[0].writer, 2);
   EXPECT_EQ(back.elements[0].parts[0].rank, 2);

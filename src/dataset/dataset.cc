@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dataset/internal.h"
+#include "util/coding.h"
 #include "util/posix.h"
 
 namespace sluice {
@@ -459,7 +460,13 @@ Status Dataset::Close() {
     const uint64_t tc = NowNs();
     d->sync.Add(0, tc - ts);
     std::vector<std::string> all;
-    if (s.ok()) s = g->Gather(dataset::EncodeElements(index), &all, 0);
+    if (s.ok()) {
+      // Each rank's node (4 bytes) then its share of the index.
+      char node[4];
+      EncodeFixed32(node, static_cast<uint32_t>(g->node()));
+      s = g->Gather(std::string(node, 4) + dataset::EncodeElements(index),
+                    &all, 0);
+    }
     Status r;
     if (s.ok() && g->rank() == 0) {
       CommitRecord rec;
@@ -470,9 +477,22 @@ Status Dataset::Close() {
           d->mode == dataset::kModeFilePerNode ? g->nodes() : g->size();
       rec.mode = d->mode;
       rec.commit_time_ns = dataset::WallNs();
+      rec.nodes = g->nodes();
+      rec.node_of_rank.assign(all.size(), 0);
       std::vector<std::vector<ElementRecord>> ranks(all.size());
       for (size_t i = 0; i < all.size() && r.ok(); ++i) {
-        r = dataset::DecodeElements(all[i], &ranks[i]);
+        if (all[i].size() < 4) {
+          r = Status::Corruption("malformed element index from a rank");
+          break;
+        }
+        const uint32_t node = DecodeFixed32(all[i].data());
+        if (node >= static_cast<uint32_t>(rec.nodes)) {
+          r = Status::Corruption("a rank's node number is out of range");
+          break;
+        }
+        rec.node_of_rank[i] = static_cast<int>(node);
+        r = dataset::DecodeElements(std::string_view(all[i]).substr(4),
+                                    &ranks[i]);
       }
       if (r.ok()) {
         rec.elements = dataset::MergeElements(ranks);

@@ -149,6 +149,12 @@ std::string EncodeRecord(const CommitRecord& r) {
   Put32(&body, static_cast<uint32_t>(r.writers));
   Put32(&body, static_cast<uint32_t>(r.mode));
   Put64(&body, static_cast<uint64_t>(r.commit_time_ns));
+  Put32(&body, static_cast<uint32_t>(r.nodes));
+  for (int i = 0; i < r.ranks; ++i) {
+    const size_t at = static_cast<size_t>(i);
+    Put32(&body, static_cast<uint32_t>(
+                     at < r.node_of_rank.size() ? r.node_of_rank[at] : 0));
+  }
   PutElements(&body, r.elements);
   std::string out(kMagic, sizeof kMagic);
   Put32(&out, kRecordVersion);
@@ -190,6 +196,25 @@ Status DecodeRecord(std::string_view data, const std::string& what,
   r->writers = static_cast<int>(rd.U32());
   r->mode = static_cast<int>(rd.U32());
   r->commit_time_ns = static_cast<int64_t>(rd.U64());
+  r->node_of_rank.clear();
+  if (version >= 3) {
+    r->nodes = static_cast<int>(rd.U32());
+    if (r->ranks <= 0 || r->nodes <= 0 || r->nodes > r->ranks ||
+        static_cast<uint64_t>(r->ranks) > rd.in.size() / 4) {
+      return bad("malformed body (ranks or nodes)");
+    }
+    r->node_of_rank.resize(static_cast<size_t>(r->ranks));
+    for (int& n : r->node_of_rank) {
+      n = static_cast<int>(rd.U32());
+      if (n < 0 || n >= r->nodes) return bad("malformed body (a rank's node)");
+    }
+  } else {
+    r->nodes = 1;
+    if (r->ranks <= 0 || r->ranks > (1 << 24)) {
+      return bad("malformed body (ranks)");
+    }
+    r->node_of_rank.assign(static_cast<size_t>(r->ranks), 0);
+  }
   if (!GetElements(&rd, version, &r->elements) || !rd.in.empty()) {
     return bad("malformed body");
   }

@@ -3,12 +3,14 @@
 // durable, through a temporary name, fsync, rename and a directory fsync;
 // read by rank 0 and broadcast when an id is opened.
 //
-// Format, version 2 (little-endian; version 1 lacks a part's rank):
+// Format, version 3 (little-endian; version 1 lacks a part's rank, versions
+// 1 and 2 the nodes):
 //   magic "SLUICEDS" (8) | version u32 | body length u64 | body |
 //   XXH64 (seed 0) of everything before it, u64
 // body:
 //   dataset str | id i64 | ranks u32 | writers u32 | mode u32 |
-//   commit time ns i64 | element count u32 | elements
+//   commit time ns i64 | nodes u32 | node of each rank u32 (ranks of
+//   them, each < nodes) | element count u32 | elements
 // element:
 //   name str | kind u32 (0 shared, 1 unique) | rank i32 (unique: owner) |
 //   size u64 | part count u32 | parts
@@ -35,7 +37,7 @@
 namespace sluice {
 namespace dataset {
 
-constexpr uint32_t kRecordVersion = 2;
+constexpr uint32_t kRecordVersion = 3;
 
 // Dataset modes (the variable dataset_mode): where a rank's parts go.
 enum RecordMode : int {
@@ -68,6 +70,10 @@ struct CommitRecord {
   int writers = 0;
   int mode = kModeBasic;
   int64_t commit_time_ns = 0;
+  // The node (0 .. nodes - 1) of each rank; a record of version 1 or 2
+  // reads as one node.
+  int nodes = 1;
+  std::vector<int> node_of_rank;
   std::vector<ElementRecord> elements;
 
   uint64_t bytes() const;
