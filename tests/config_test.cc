@@ -63,10 +63,12 @@ TEST(ConfigVariables, SortedUniqueAndCoverEveryStoreOption) {
        {"extent_bytes", "data_roots", "dataset_mode", "stats",
         "config_file_prefix", "mtbf", "job_end_time", "job_end_margin",
         "test_fail_commit_rank", "config_file", "root", "options", "mount",
-        "writer", "merged_reads", "lock_wait"}) {
+        "writer", "merged_reads", "lock_wait", "stage_mode", "aggregation",
+        "aggregation_group", "drain_threads", "drain_bandwidth",
+        "keep_last"}) {
     EXPECT_TRUE(names.count(n)) << n;
   }
-  EXPECT_EQ(vars.size(), StoreOptions::List().size() + 16);
+  EXPECT_EQ(vars.size(), StoreOptions::List().size() + 22);
 }
 
 TEST(ConfigVariables, DefaultsAreValidAndMatchTheOptions) {
@@ -90,10 +92,31 @@ TEST(ConfigVariables, DefaultsAreValidAndMatchTheOptions) {
   EXPECT_EQ(Config().Get("config_file_prefix").value, "");
 }
 
+TEST(ConfigVariables, TierValuesAreChecked) {
+  Config c;
+  EXPECT_OK(c.Set("stage_mode", "end_of_job"));
+  EXPECT_FALSE(c.Set("stage_mode", "later").ok());
+  EXPECT_OK(c.Set("aggregation", "n_1"));
+  EXPECT_FALSE(c.Set("aggregation", "n_2").ok());
+  EXPECT_OK(c.Set("aggregation_group", "8"));
+  EXPECT_FALSE(c.Set("aggregation_group", "-1").ok());
+  EXPECT_FALSE(c.Set("aggregation_group", "1,2").ok());
+  EXPECT_OK(c.Set("keep_last", "2"));
+  EXPECT_OK(c.Set("keep_last", "1,0"));
+  EXPECT_FALSE(c.Set("keep_last", "1,").ok());
+  EXPECT_FALSE(c.Set("keep_last", "x").ok());
+  EXPECT_OK(c.Set("drain_bandwidth", "256m"));
+  EXPECT_FALSE(c.Set("drain_bandwidth", "fast").ok());
+}
+
 TEST(ConfigVariables, Scopes) {
   for (const ConfigVariable& v : Config::Variables()) {
     const bool dataset = !strcmp(v.name, "dataset_mode") ||
-                         !strcmp(v.name, "test_fail_commit_rank");
+                         !strcmp(v.name, "test_fail_commit_rank") ||
+                         !strcmp(v.name, "stage_mode") ||
+                         !strcmp(v.name, "aggregation") ||
+                         !strcmp(v.name, "aggregation_group") ||
+                         !strcmp(v.name, "keep_last");
     EXPECT_EQ(v.scope, dataset ? ConfigScope::kDataset : ConfigScope::kContext)
         << v.name;
   }

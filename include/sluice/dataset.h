@@ -114,6 +114,32 @@ struct DatasetStats {
   PhaseStats read;    // element reads (bytes)
   PhaseStats close;   // the whole of Close (waits, sync and commit included)
   std::string root;   // the data root used
+  // Reading: the data root the id's bytes came from, and how many reads
+  // fell back to a later root's drained copy because the first root's copy
+  // was missing or damaged (a lost node, a bad checksum).
+  std::string read_root;
+  uint64_t fallback_reads = 0;
+};
+
+// Where the drain of a committed id to the next data root stands.
+enum class DrainPhase : int {
+  kNone = 0,      // not drained: one data root, stage_mode disable, or an
+                  // id this process never committed or drained
+  kQueued = 1,    // waiting for a drain thread (or for the context's end)
+  kDraining = 2,  // bytes_done of bytes_total are durable on the next root
+  kDurable = 3,   // complete, verified and committed on root `root`
+  kFailed = 4,    // stopped by `error`; the copy on the first root is kept
+  kSkipped = 5,   // stage_mode auto: a newer id came before its drain began
+};
+
+struct DrainState {
+  DrainPhase phase = DrainPhase::kNone;
+  int root = -1;          // index in data_roots of the drain's destination
+  std::string root_path;  // that root
+  // This process's share (its store's parts), durable on the destination.
+  uint64_t bytes_done = 0;
+  uint64_t bytes_total = 0;
+  Status error;
 };
 
 class Element;
@@ -164,6 +190,17 @@ class SLUICE_EXPORT Context {
   // gone once that is durable), then every rank's data. Collective.
   Status UnlinkId(const std::string& name, int64_t id);
 
+  // Where the drain of id `id` of dataset `name` stands, as far as this
+  // process knows (its own share, and whether the whole id is durable on
+  // the next root). Local.
+  Status GetDrainState(const std::string& name, int64_t id,
+                       DrainState* out);
+  // Waits until every rank's share of id `id` is drained (or has failed or
+  // was skipped) and returns the id's state: kDurable once the whole id is
+  // committed on the next root; the first failure otherwise, as the error.
+  // An id that is not queued anywhere returns at once. Collective.
+  Status DrainWait(const std::string& name, int64_t id, DrainState* out);
+
   // Statistics of every dataset id this context closed, summed.
   DatasetStats TotalStats() const;
   // Statistics of id `id` of dataset `name` as this rank saw it, if this
@@ -183,8 +220,11 @@ class SLUICE_EXPORT Context {
   // every rank gets yes when any rank says yes, so they stay in step.
   Status ShouldCheckpoint(const std::string& name, bool* now);
 
-  // Closes the stores (after printing one line per dataset id with
-  // stats=1). Collective. Datasets still open are an error: they were not
+  // Drains what stage_mode says to drain by now (end_of_job: every
+  // committed id not yet drained) and waits for drains in flight (with a
+  // line of progress on stderr every few seconds when SLUICE_PROGRESS=1);
+  // a drain that failed is Fini's error. Then closes the stores (after
+  // printing one line per dataset id with stats=1). Collective. Datasets still open are an error: they were not
   // committed, and must not be used afterwards. Idempotent. The destructor
   // does the same without the collective agreement (it may run after
   // MPI_Finalize).
@@ -195,7 +235,7 @@ class SLUICE_EXPORT Context {
   ContextImpl* impl() { return impl_.get(); }
 
  private:
-  Status Finish();  // Fini's local part
+  Status Finish(bool wait_drains);  // Fini's local part
   std::shared_ptr<ContextImpl> impl_;
 };
 

@@ -361,6 +361,32 @@ SLUICE_EXPORT int sluice_dataset_should_checkpoint(sluice_context_t* ctx,
                                                    const char* name,
                                                    int* now);
 
+/* Where the drain of a committed id to the next data root stands
+ * (data_roots, stage_mode; docs/CONFIG.md). */
+#define SLUICE_DRAIN_NONE 0     /* not drained (one root, disable, unknown) */
+#define SLUICE_DRAIN_QUEUED 1   /* waiting for a drain thread or the end */
+#define SLUICE_DRAIN_DRAINING 2 /* bytes_done of bytes_total durable there */
+#define SLUICE_DRAIN_DURABLE 3  /* complete, verified, committed on `root` */
+#define SLUICE_DRAIN_FAILED 4   /* error, message: why; the first copy stays */
+#define SLUICE_DRAIN_SKIPPED 5  /* stage_mode auto: a newer id came first */
+typedef struct sluice_drain_state_t {
+  int phase;             /* SLUICE_DRAIN_* */
+  int root;              /* index in data_roots of the destination, or -1 */
+  uint64_t bytes_done;   /* this process's share, durable on the root */
+  uint64_t bytes_total;
+  int error;             /* SLUICE_FAILED: the error's code */
+  char message[256];     /* and its message (truncated), NUL-terminated */
+} sluice_drain_state_t;
+/* The drain of id `id` of dataset `name` as this process knows it. Local. */
+SLUICE_EXPORT int sluice_dataset_drain_state(sluice_context_t* ctx,
+                                             const char* name, int64_t id,
+                                             sluice_drain_state_t* out);
+/* Waits until every rank's share of the id is drained (or failed, or was
+ * skipped); the returned code is the first failure's. Collective. */
+SLUICE_EXPORT int sluice_dataset_drain_wait(sluice_context_t* ctx,
+                                            const char* name, int64_t id,
+                                            sluice_drain_state_t* out);
+
 /* Performance variables: bytes and time of each phase. */
 typedef struct sluice_phase_t {
   uint64_t calls;
@@ -374,7 +400,14 @@ typedef struct sluice_perf_t {
   sluice_phase_t commit; /* close: index gathered, commit record written */
   sluice_phase_t read;   /* element reads */
   sluice_phase_t close;  /* the whole close */
+  /* Reading: reads served by a later data root's drained copy because
+   * the first copy was missing or damaged. */
+  uint64_t fallback_reads;
 } sluice_perf_t;
+/* The data root id `ds` is written to or read from, into buf[0..cap),
+ * NUL-terminated; *len (may be NULL): its length. */
+SLUICE_EXPORT int sluice_dataset_root(const sluice_dataset_t* ds, char* buf,
+                                      size_t cap, size_t* len);
 /* This rank's figures of id `id` of dataset `name`, once closed by this
  * context; with name NULL, the sum over every id it closed. */
 SLUICE_EXPORT int sluice_perf_get(sluice_context_t* ctx, const char* name,

@@ -1,5 +1,6 @@
 // The C API of contexts, datasets and elements (sluice.h over
 // sluice/dataset.h).
+#include <algorithm>
 #include <cstring>
 
 #include "c/c_api.h"
@@ -176,6 +177,56 @@ int sluice_dataset_should_checkpoint(sluice_context_t* ctx, const char* name,
   })
 }
 
+namespace {
+
+void ToC(const sluice::DrainState& st, sluice_drain_state_t* out) {
+  memset(out, 0, sizeof *out);
+  out->phase = static_cast<int>(st.phase);
+  out->root = st.root;
+  out->bytes_done = st.bytes_done;
+  out->bytes_total = st.bytes_total;
+  out->error = static_cast<int>(st.error.code());
+  const std::string& m = st.error.message();
+  const size_t n = std::min(m.size(), sizeof out->message - 1);
+  memcpy(out->message, m.data(), n);
+  out->message[n] = '\0';
+}
+
+}  // namespace
+
+int sluice_dataset_drain_state(sluice_context_t* ctx, const char* name,
+                               int64_t id, sluice_drain_state_t* out) {
+  SLUICE_C_GUARD({
+    if (!ctx || !name || !out) return Null("argument");
+    sluice::DrainState st;
+    Status s = ctx->rep->GetDrainState(name, id, &st);
+    ToC(st, out);
+    return SetLastError(s);
+  })
+}
+
+int sluice_dataset_drain_wait(sluice_context_t* ctx, const char* name,
+                              int64_t id, sluice_drain_state_t* out) {
+  SLUICE_C_GUARD({
+    if (!ctx || !name || !out) return Null("argument");
+    sluice::DrainState st;
+    Status s = ctx->rep->DrainWait(name, id, &st);
+    ToC(st, out);
+    return SetLastError(s);
+  })
+}
+
+int sluice_dataset_root(const sluice_dataset_t* ds, char* buf, size_t cap,
+                        size_t* len) {
+  SLUICE_C_GUARD({
+    if (!ds || (!buf && cap > 0)) return Null("argument");
+    const sluice::DatasetStats st = ds->rep->stats();
+    const std::string& root =
+        st.read_root.empty() ? st.root : st.read_root;
+    return sluice::CopyString(root, buf, cap, len, "the data root");
+  })
+}
+
 int sluice_perf_get(sluice_context_t* ctx, const char* name, int64_t id,
                     sluice_perf_t* out) {
   SLUICE_C_GUARD({
@@ -198,6 +249,7 @@ int sluice_perf_get(sluice_context_t* ctx, const char* name, int64_t id,
     copy(&out->commit, st.commit);
     copy(&out->read, st.read);
     copy(&out->close, st.close);
+    out->fallback_reads = st.fallback_reads;
     return SLUICE_OK;
   })
 }

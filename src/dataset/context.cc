@@ -15,6 +15,7 @@
 #include <set>
 
 #include "dataset/internal.h"
+#include "dataset/tiers.h"
 #include "fs/writer_fs.h"
 #include "util/posix.h"
 
@@ -339,23 +340,16 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
   s = g->Broadcast(&config, 0);
   if (s.ok() && g->rank() != 0) s = Config::Deserialize(config, &c->config);
   if (s.ok()) s = c->config.ToFsOptions(&c->fs_options);
-  if (s.ok()) {
-    const std::string roots = c->config.Get("data_roots").value;
-    c->data_root = roots.substr(0, roots.find(','));
-    if (c->data_root.empty()) {
-      s = Status::InvalidArgument("data_roots is empty");
-    }
-  }
-  if (s.ok()) {
-    c->name = name;
-    c->root = posix::JoinPath(c->data_root, name);
-    c->commit_dir = c->root + "/commit";
-    c->total.root = c->data_root;
-    s = posix::CreateDirs(c->commit_dir);
-    // The directories just made survive a power cut with the first record.
-    if (s.ok()) s = posix::SyncDir(c->root);
-    if (s.ok()) s = posix::SyncDir(c->data_root);
-  }
+  s = g->Agree(s, "configuring context " + name);
+  if (!s.ok()) return s;
+  c->name = name;
+  // The first data root every rank can write to (tiers.cc).
+  s = ChooseRoot(c.get());
+  if (!s.ok()) return s;
+  s = posix::CreateDirs(c->commit_dir);
+  // The directories just made survive a power cut with the first record.
+  if (s.ok()) s = posix::SyncDir(c->root);
+  if (s.ok()) s = posix::SyncDir(c->data_root);
   // Every rank opens its store now (a checkpoint never pays for it),
   // except where file_per_node sends its parts to its node's leader: a
   // rank that is not a leader opens one only if it has one (to reclaim it)
@@ -376,7 +370,9 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
   if (!s.ok()) return s;
   s = ReclaimUncommitted(c.get());
   if (s.ok()) s = StartNodeWriter(c.get());
+  if (s.ok()) s = StartTiers(c.get());
   if (!s.ok()) {
+    if (c->drains) c->drains->Stop();
     if (c->node_server) c->node_server->Stop();
     if (c->fs) c->fs->Close();
     return s;
@@ -444,7 +440,7 @@ Status ContextImpl::ListRecords(const std::string& dataset,
 Context::Context(std::shared_ptr<ContextImpl> impl) : impl_(std::move(impl)) {}
 // Not collective: a destructor may run after MPI has ended, or on one rank
 // only (an exception unwinding). Fini is the collective end.
-Context::~Context() { Finish(); }
+Context::~Context() { Finish(false); }
 
 Status Context::InitSingle(const std::string& name,
                            const std::string& config_file,
@@ -511,6 +507,11 @@ Status Context::UnlinkId(const std::string& name, int64_t id) {
     if (s.ok()) s = posix::SyncDir(c->commit_dir);
   }
   s = g->Agree(s, "unlinking " + name + " id " + std::to_string(id));
+  if (!s.ok()) return s;
+  // Its copies: other nodes' records, drained copies on later roots.
+  s = dataset::UnlinkCopies(c, name, id);
+  s = g->Agree(s, "unlinking the copies of " + name + " id " +
+                      std::to_string(id));
   if (!s.ok()) return s;
   // The id is gone; its data goes now, or, if this fails, at the next
   // context's open (it has no record).
@@ -614,13 +615,20 @@ DatasetStats Context::TotalStats() const {
 }
 
 Status Context::Fini() {
-  Status s = Finish();
+  Status s = Finish(true);
   return impl_->group->Agree(s, "ending context " + impl_->name);
 }
 
-Status Context::Finish() {
+Status Context::Finish(bool wait_drains) {
   ContextImpl* c = impl_.get();
   Status s;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->finished) return Status::OK();
+  }
+  // The drains of this process's store end before the store closes: Fini
+  // waits for them, a destructor stops them (the next context resumes).
+  Status d = dataset::FinishTiers(c, wait_drains);
   {
     std::lock_guard<std::mutex> lock(c->mu);
     if (c->finished) return Status::OK();
@@ -644,6 +652,7 @@ Status Context::Finish() {
   // one, and finds its requests failing.
   if (c->node_server) c->node_server->Stop();
   Status f = c->fs ? c->fs->Close() : Status::OK();
+  if (s.ok()) s = d;
   return s.ok() ? f : s;
 }
 

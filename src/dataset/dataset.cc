@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dataset/internal.h"
+#include "dataset/tiers.h"
 #include "util/coding.h"
 #include "util/posix.h"
 
@@ -25,58 +26,6 @@ namespace {
 
 std::string IdText(const std::string& name, int64_t id) {
   return "dataset " + name + " id " + std::to_string(id);
-}
-
-// Rank 0: the record of the id to open for reading.
-Status ReadRecord(ContextImpl* c, const std::string& name, int64_t id,
-                  std::string* data) {
-  if (id == kDatasetIdHighest) {
-    // The names say it: no record is read but the one opened.
-    std::vector<std::string> names;
-    Status s = posix::ListDir(c->commit_dir, &names);
-    if (!s.ok()) return s;
-    for (const auto& n : names) {
-      std::string ds;
-      int64_t i;
-      bool reclaimed;
-      if (dataset::ParseRecordName(n, &ds, &i, &reclaimed) && !reclaimed &&
-          ds == name && i > id) {
-        id = i;
-      }
-    }
-  } else if (id == kDatasetIdNewest) {
-    // The commit times are in the records.
-    std::vector<DatasetIdInfo> ids;
-    Status s = c->ListRecords(name, &ids, nullptr);
-    if (!s.ok()) return s;
-    const DatasetIdInfo* pick = nullptr;
-    for (const auto& i : ids) {
-      if (i.state != IdState::kCommitted) continue;
-      if (!pick || i.commit_time_ns > pick->commit_time_ns ||
-          (i.commit_time_ns == pick->commit_time_ns && i.id > pick->id)) {
-        pick = &i;
-      }
-    }
-    if (pick) id = pick->id;
-  }
-  if (id < 0) {
-    return Status::NotFound("dataset " + name + " has no committed id in " +
-                            c->root);
-  }
-  const std::string path = c->commit_dir + "/" + dataset::RecordName(name, id);
-  Status s = posix::ReadFile(path, data);
-  if (s.IsNotFound()) {
-    return Status::NotFound(IdText(name, id) + " is not committed in " +
-                            c->root);
-  }
-  if (!s.ok()) return s;
-  CommitRecord r;
-  s = dataset::DecodeRecord(*data, path, &r);
-  if (s.ok() && (r.dataset != name || r.id != id)) {
-    s = Status::Corruption("commit record " + path + " is of " + r.dataset +
-                           " id " + std::to_string(r.id));
-  }
-  return s;
 }
 
 Status CheckStrided(uint64_t offset, size_t count, size_t block,
@@ -155,6 +104,14 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   std::string record;
   // Where the parts go: rank 0's setting, so that every rank agrees.
   std::string mode = c->Get("dataset_mode", name).value;
+  // Reading: which stores some rank sees (a node-local root shows each
+  // node its own).
+  std::set<int> visible;
+  if (!write) {
+    Status v = g->Agree(s, "opening " + IdText(name, id));
+    if (v.ok()) v = dataset::VisibleWriters(c, &visible);
+    if (!v.ok()) return v;
+  }
   if (s.ok() && g->rank() == 0) {
     if (write) {
       const std::string rec =
@@ -168,7 +125,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
         s = p;
       }
     } else {
-      s = ReadRecord(c, name, id, &record);
+      s = dataset::FindReadable(c, name, id, visible, &record);
     }
   }
   s = g->Agree(s, "opening " + IdText(name, id));
@@ -196,8 +153,17 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
     if (!s.ok()) return s;
   } else {
     s = g->Broadcast(&record, 0);
+    if (s.ok() && record.size() < 8) {
+      s = Status::Corruption("malformed record of " + IdText(name, id));
+    }
     if (s.ok()) {
-      s = dataset::DecodeRecord(record, "of " + IdText(name, id), &d->record);
+      // The root it is read from and that of its drained copy (-1: none).
+      const int from = static_cast<int32_t>(DecodeFixed32(record.data()));
+      d->drained_root = static_cast<int32_t>(DecodeFixed32(record.data() + 4));
+      d->from_drained = from >= 0;
+      if (d->from_drained) d->drained_root = from;
+      s = dataset::DecodeRecord(std::string_view(record).substr(8),
+                                "of " + IdText(name, id), &d->record);
     }
     if (!s.ok()) return s;
     d->id = d->record.id;
@@ -241,6 +207,30 @@ Status DatasetImpl::Store(int w, std::shared_ptr<fs::FsStore>* out) {
   return Status::OK();
 }
 
+Status DatasetImpl::DrainedCopy(std::shared_ptr<tier::DrainedId>* out) {
+  std::lock_guard<std::mutex> lock(stores_mu);
+  if (!drained) {
+    ContextImpl* c = ctx.get();
+    // The root it was found drained to at open, else any later root (a
+    // drain may have ended since).
+    Status s = Status::NotFound(IdText(name, id) + " has no drained copy");
+    for (int k = drained_root >= 0 ? drained_root : c->root_index + 1;
+         k < static_cast<int>(c->roots.size()); ++k) {
+      std::unique_ptr<tier::DrainedId> d;
+      s = tier::DrainedId::Open(c->RootDir(k), name, id, &d);
+      if (s.ok()) {
+        drained = std::move(d);
+        drained_root = k;
+        break;
+      }
+      if (!s.IsNotFound()) return s;
+    }
+    if (!s.ok()) return s;
+  }
+  *out = drained;
+  return Status::OK();
+}
+
 DatasetStats DatasetImpl::Stats() const {
   DatasetStats st;
   st.open = open.Get();
@@ -250,6 +240,12 @@ DatasetStats DatasetImpl::Stats() const {
   st.read = read.Get();
   st.close = close.Get();
   st.root = ctx->data_root;
+  if (!write) {
+    st.read_root = from_drained && drained_root >= 0
+                       ? ctx->roots[static_cast<size_t>(drained_root)]
+                       : ctx->data_root;
+    st.fallback_reads = fallback_reads.load();
+  }
   return st;
 }
 
@@ -468,6 +464,7 @@ Status Dataset::Close() {
                     &all, 0);
     }
     Status r;
+    std::string rec_bytes;  // rank 0: the record written
     if (s.ok() && g->rank() == 0) {
       CommitRecord rec;
       rec.dataset = d->name;
@@ -504,7 +501,8 @@ Status Dataset::Close() {
           r = Status::AlreadyExists(IdText(d->name, d->id) +
                                     " was committed meanwhile (" + path + ")");
         } else if (r.ok()) {
-          r = posix::WriteFileAtomic(path, dataset::EncodeRecord(rec));
+          rec_bytes = dataset::EncodeRecord(rec);
+          r = posix::WriteFileAtomic(path, rec_bytes);
           if (!r.ok()) {
             // The rename may have happened before what failed (the
             // directory's fsync): a close that fails must leave no id.
@@ -520,6 +518,10 @@ Status Dataset::Close() {
     }
     // Every rank takes part, whatever happened to it before.
     s = g->Agree(s.ok() ? r : s, what + " (writing its commit record)");
+    // The id is committed. A node-local root gets the record on every
+    // node; then the drain to the next root is queued, and older ids
+    // beyond keep_last go.
+    if (s.ok()) dataset::AfterCommit(c, rec_bytes, d->name, d->id, d->mode);
     d->commit.Add(0, NowNs() - tc);
   }
   d->close.Add(0, NowNs() - t0);
@@ -622,6 +624,41 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
   if (offset >= rec_size || n == 0) return Status::OK();
   const size_t len =
       static_cast<size_t>(std::min<uint64_t>(n, rec_size - offset));
+  const size_t e = static_cast<size_t>(rec - ds->record.elements.data());
+  std::shared_ptr<tier::DrainedId> copy;
+  if (ds->from_drained) {
+    // The id is read from a later root.
+    Status s = ds->DrainedCopy(&copy);
+    size_t g = 0;
+    if (s.ok()) s = copy->Read(e, offset, buf, len, &g);
+    if (!s.ok()) return s;
+    *got = g;
+    ds->read.Add(g, NowNs() - t0);
+    return Status::OK();
+  }
+  Status s = ReadStores(offset, buf, len);
+  if (!s.ok() && (s.IsNotFound() || s.IsCorruption() ||
+                  s.code() == Code::kIOError) &&
+      ds->DrainedCopy(&copy).ok()) {
+    // The first root's copy is missing or damaged: the drained one serves.
+    size_t g = 0;
+    Status f = copy->Read(e, offset, buf, len, &g);
+    if (!f.ok()) {
+      return Status(s.code(), s.message() +
+                                  "; its drained copy failed too: " +
+                                  f.ToString());
+    }
+    ds->fallback_reads.fetch_add(1);
+    s = Status::OK();
+  }
+  if (!s.ok()) return s;
+  *got = len;
+  ds->read.Add(len, NowNs() - t0);
+  return Status::OK();
+}
+
+// Bytes [offset, offset + len) from the stores of the context's root.
+Status ElementImpl::ReadStores(uint64_t offset, char* buf, size_t len) {
   // The parts the range meets: only their stores are read.
   std::vector<size_t> meet;
   for (size_t i = 0; i < rec->parts.size(); ++i) {
@@ -681,8 +718,6 @@ Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
     Status s = reader->PRead(buf, len, offset, &g);
     if (!s.ok()) return s;
   }
-  *got = len;
-  ds->read.Add(len, NowNs() - t0);
   return Status::OK();
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "dataset/drain_queue.h"
 #include "dataset/group.h"
 #include "dataset/node_writer.h"
 #include "dataset/part_sink.h"
@@ -23,6 +24,8 @@
 #include "sluice/config.h"
 #include "sluice/dataset.h"
 #include "sluice/fs.h"
+#include "tier/drain.h"
+#include "util/posix.h"
 
 namespace sluice {
 namespace dataset {
@@ -69,9 +72,25 @@ int64_t WallNs();  // CLOCK_REALTIME
 struct ContextImpl {
   std::unique_ptr<dataset::Group> group;
   std::string name;
-  std::string data_root;
+  // data_roots, in order, and the one this context's stores are in: the
+  // first that every rank could write to at init (tiers.cc).
+  std::vector<std::string> roots;
+  int root_index = 0;
+  std::string data_root;   // roots[root_index]
   std::string root;        // data_root/name
   std::string commit_dir;  // root/commit
+  // ROOT/name of data root k.
+  std::string RootDir(int k) const {
+    return posix::JoinPath(roots[static_cast<size_t>(k)], name);
+  }
+  // The root committed ids drain to: the one after data_root (-1: none).
+  int DrainRoot() const {
+    return root_index + 1 < static_cast<int>(roots.size()) ? root_index + 1
+                                                           : -1;
+  }
+  // This process's store as a drain's source, and the drains in flight.
+  std::unique_ptr<tier::StoreSource> own_source;
+  std::unique_ptr<dataset::DrainQueue> drains;
   Config config;
   FsOptions fs_options;
   // This rank's store, no other writer's, and a sink over it. Opened at
@@ -148,6 +167,14 @@ struct DatasetImpl {
   dataset::PartSink* sink = nullptr;  // writing: the context's, for them
   std::string dir;  // /NAME/ID in a store
   dataset::CommitRecord record;  // reading: the committed index
+  // Reading: the id's copy drained to data root `drained_root`, when the
+  // id is read from there (it is not complete on the context's root) or
+  // a read fell back to it; opened on first need (DrainedCopy).
+  int drained_root = -1;         // where the id was found drained
+  bool from_drained = false;     // every read goes to the drained copy
+  std::shared_ptr<tier::DrainedId> drained;  // GUARDED_BY(stores_mu)
+  std::atomic<uint64_t> fallback_reads{0};
+  Status DrainedCopy(std::shared_ptr<tier::DrainedId>* out);
   int64_t open_ns = 0;
   uint64_t open_mono_ns = 0;  // CLOCK_MONOTONIC at the start of the open
 
@@ -225,6 +252,7 @@ struct ElementImpl {
 
   Status Write(uint64_t offset, const char* buf, size_t n);
   Status Read(uint64_t offset, char* buf, size_t n, size_t* got);
+  Status ReadStores(uint64_t offset, char* buf, size_t len);  // mu held
   // `count` blocks of `block` bytes at offset + i * stride (CheckStrided
   // passed), buf contiguous; *done / *got count the bytes moved.
   Status WriteStrided(uint64_t offset, const char* buf, size_t count,

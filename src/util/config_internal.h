@@ -30,6 +30,11 @@ enum class Kind {
   kOptions,   // a "name=value,..." list FsOptions::SetAll takes (options)
   kMount,     // "" or an absolute directory other than / (mount)
   kWriter,    // an integer in [-1, 99999999] (writer)
+  kStageMode,    // auto | immediate | end_of_job | disable
+  kAggregation,  // n_n | n_m | n_1
+  kCount,        // an integer >= 0
+  kBandwidth,    // bytes per second, with k/m/g suffixes (0: no cap)
+  kKeepLast,     // an integer >= 0, or one per data root, comma-separated
 };
 
 struct Spec {

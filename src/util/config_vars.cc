@@ -83,6 +83,32 @@ const Table& GetTable() {
                        "directories for data, comma-separated, in order; "
                        "data goes to the first",
                        ConfigScope::kContext, Kind::kRoots});
+    t.specs.push_back({"stage_mode", "auto",
+                       "when a committed id drains to the next data root: "
+                       "auto (as soon as possible, skipping ids superseded "
+                       "before their drain starts) | immediate (every id) "
+                       "| end_of_job (at the context's end) | disable",
+                       ConfigScope::kDataset, Kind::kStageMode});
+    t.specs.push_back({"aggregation", "n_m",
+                       "the drain's containers: n_n (one per rank) | n_m "
+                       "(one per node, or per aggregation_group ranks) | "
+                       "n_1 (one per id)",
+                       ConfigScope::kDataset, Kind::kAggregation});
+    t.specs.push_back({"aggregation_group", "0",
+                       "n_m: ranks per container (0 = the ranks of a node)",
+                       ConfigScope::kDataset, Kind::kCount});
+    t.specs.push_back({"drain_threads", "1",
+                       "threads draining ids in each process (at least 1)",
+                       ConfigScope::kContext, Kind::kCount});
+    t.specs.push_back({"drain_bandwidth", "0",
+                       "bytes per second a node's drain writes at most, "
+                       "shared by its ranks (k/m/g suffixes; 0 = no cap)",
+                       ConfigScope::kContext, Kind::kBandwidth});
+    t.specs.push_back({"keep_last", "0",
+                       "ids of a dataset kept on a data root once as many "
+                       "newer ones are complete there (0 = all); one number, "
+                       "or one per data root, comma-separated",
+                       ConfigScope::kDataset, Kind::kKeepLast});
     t.specs.push_back({"dataset_mode", "basic",
                        "basic (a store per rank) | file_per_node (a store "
                        "per node)",
@@ -237,6 +263,51 @@ Status Check(const Spec& spec, std::string_view value) {
     }
     case Kind::kText:
       return Status::OK();
+    case Kind::kStageMode:
+      if (value == "auto" || value == "immediate" || value == "end_of_job" ||
+          value == "disable") {
+        return Status::OK();
+      }
+      return Status::InvalidArgument(
+          "not auto, immediate, end_of_job or disable");
+    case Kind::kAggregation:
+      if (value == "n_n" || value == "n_m" || value == "n_1") {
+        return Status::OK();
+      }
+      return Status::InvalidArgument("not n_n, n_m or n_1");
+    case Kind::kCount:
+    case Kind::kKeepLast: {
+      // One count, or (keep_last) one per data root.
+      std::string_view rest = value;
+      do {
+        const size_t comma = rest.find(',');
+        const std::string t(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view()
+                                               : rest.substr(comma + 1);
+        char* end = nullptr;
+        errno = 0;
+        const long long v = strtoll(t.c_str(), &end, 10);
+        if (t.empty() || !isdigit(static_cast<unsigned char>(t[0])) ||
+            *end != '\0' || errno != 0 || v < 0 || v > INT32_MAX ||
+            (spec.kind == Kind::kCount && comma != std::string_view::npos)) {
+          return Status::InvalidArgument(
+              spec.kind == Kind::kCount
+                  ? "not an integer >= 0"
+                  : "not an integer >= 0, or a comma-separated list of them");
+        }
+        if (comma == std::string_view::npos) break;
+      } while (true);
+      return Status::OK();
+    }
+    case Kind::kBandwidth: {
+      size_t bytes = 0;
+      Status s = ParseSize(value, &bytes);
+      if (!s.ok()) {
+        return Status::InvalidArgument("not a size in bytes per second "
+                                       "(e.g. 256m)");
+      }
+      return Status::OK();
+    }
     case Kind::kDuration: {
       double seconds = 0;
       return Config::ParseDuration(value, &seconds);

@@ -1,0 +1,83 @@
+// The background drains of a context: committed ids of this process's
+// store copied to the next data root (tier/drain.h) by a bounded number of
+// threads, in the order committed.
+#ifndef SLUICE_DATASET_DRAIN_QUEUE_H_
+#define SLUICE_DATASET_DRAIN_QUEUE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "sluice/dataset.h"
+#include "tier/drain.h"
+
+namespace sluice {
+namespace dataset {
+
+struct DrainJob {
+  std::string dataset;
+  int64_t id = 0;
+  std::string src_dir, dst_dir;  // context directories
+  int dst_root = -1;
+  std::string dst_root_path;
+  std::vector<int> writers;      // this process's stores
+  bool skip_if_superseded = false;  // stage_mode auto
+  int keep_dst = 0;  // keep_last on the destination (0: all)
+  tier::DrainOptions options;
+
+  std::atomic<uint64_t> done{0};
+  // GUARDED_BY(DrainQueue::mu_)
+  DrainPhase phase = DrainPhase::kQueued;
+  uint64_t total = 0;
+  bool durable = false;  // the whole id is on the destination
+  Status error;
+};
+
+class DrainQueue {
+ public:
+  // `source` outlives the queue's threads (Stop before it goes).
+  DrainQueue(int threads, tier::StoreSource* source)
+      : threads_(threads < 1 ? 1 : threads), source_(source) {}
+  ~DrainQueue() { Stop(); }
+
+  // Queues `job` (replacing an earlier job of the same id).
+  void Add(std::shared_ptr<DrainJob> job);
+  // This process's job of the id, or null.
+  std::shared_ptr<DrainJob> Find(const std::string& dataset, int64_t id);
+  // The job's state now.
+  DrainState State(const DrainJob& job);
+  // Waits until the job is no longer queued or draining.
+  void Wait(const std::shared_ptr<DrainJob>& job);
+  // Waits for every job, printing a line of progress to stderr every few
+  // seconds when `progress`; the first failure.
+  Status WaitAll(bool progress, const std::string& what);
+  // Stops the threads (a drain in flight stops at its next flush, to be
+  // resumed later) and waits for them.
+  void Stop();
+
+ private:
+  void Run();
+  const int threads_;
+  tier::StoreSource* source_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<DrainJob>> queue_;                    // GUARDED_BY(mu_)
+  std::map<std::pair<std::string, int64_t>, std::shared_ptr<DrainJob>> jobs_;  // GUARDED_BY(mu_)
+  int running_ = 0;                                                // GUARDED_BY(mu_)
+  bool stopping_ = false;                                          // GUARDED_BY(mu_)
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> pool_;                                  // GUARDED_BY(mu_)
+};
+
+}  // namespace dataset
+}  // namespace sluice
+
+#endif  // SLUICE_DATASET_DRAIN_QUEUE_H_

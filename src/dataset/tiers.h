@@ -1,0 +1,65 @@
+// A context's data roots (data_roots): the root chosen at init, the copies
+// of commit records a node-local root needs, the drains of committed ids
+// to the next root, and where an id is read from.
+#ifndef SLUICE_DATASET_TIERS_H_
+#define SLUICE_DATASET_TIERS_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "dataset/internal.h"
+
+namespace sluice {
+namespace dataset {
+
+// Init: splits data_roots into c->roots and picks the first root every
+// rank can write to (it exists or can be made, and takes a small file
+// durably); a root skipped is reported on stderr with why. Sets data_root,
+// root and commit_dir. Collective.
+Status ChooseRoot(ContextImpl* c);
+
+// Init, once the stores are open and uncommitted ids reclaimed: on a job
+// of several nodes, every node's copy of the commit records (a node-local
+// root holds the records of the ids its stores hold parts of); then the
+// drain queue, and the drains of committed ids of this process's store
+// that were not finished (a job killed mid-drain). Collective.
+Status StartTiers(ContextImpl* c);
+
+// Dataset::Close, once id `id` is committed (`record` its record, on rank
+// 0): on a job of several nodes, each node's leader writes the record into
+// its commit directory unless it is there (a shared root); the drain of
+// the id is queued as stage_mode says (auto, immediate) when this
+// process's store holds its parts (in dataset mode `mode`); ids of the
+// dataset beyond keep_last on the context's root go (only those already
+// drained when a drain is due). The id is committed whatever happens
+// here: a failure is reported on stderr, and the next context repairs
+// it (records are copied at init, old ids go at a later commit).
+// Collective.
+void AfterCommit(ContextImpl* c, std::string record,
+                 const std::string& dataset, int64_t id, int mode);
+
+// Fini: queues the end_of_job drains, waits for every drain (progress on
+// stderr with SLUICE_PROGRESS=1), stops the queue. With `wait` false (a
+// destructor), stops the drains in flight instead (they resume later).
+Status FinishTiers(ContextImpl* c, bool wait);
+
+// OpenDataset for reading, on every rank: the stores each rank sees on
+// the context's root, joined on rank 0 (collective); then, on rank 0, the
+// record of the id to open (kDatasetIdHighest, kDatasetIdNewest or an id)
+// among those complete on the context's root (a record, and every store
+// it names seen by some rank) or drained to a later root, prefixed by the
+// root the id is read from and the root of its drained copy (4 bytes
+// each, -1: none).
+Status VisibleWriters(ContextImpl* c, std::set<int>* visible);
+Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
+                    const std::set<int>& visible, std::string* out);
+
+// UnlinkId, after rank 0 removed the record: the record copies of the
+// other nodes and (rank 0) the drained copies on later roots. Local.
+Status UnlinkCopies(ContextImpl* c, const std::string& dataset, int64_t id);
+
+}  // namespace dataset
+}  // namespace sluice
+
+#endif  // SLUICE_DATASET_TIERS_H_

@@ -1,0 +1,920 @@
+// The drain (drain.h).
+#include "tier/drain.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include "dataset/record.h"
+#include "fs/reader.h"
+#include "util/coding.h"
+#include "util/env.h"
+#include "util/hash.h"
+#include "util/posix.h"
+
+namespace sluice {
+namespace tier {
+
+namespace {
+
+using dataset::CommitRecord;
+using dataset::PartRecord;
+
+constexpr char kPlanMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'D', 'P'};
+constexpr uint32_t kPlanVersion = 1;
+constexpr char kPlanName[] = "plan";
+constexpr char kStagedIndex[] = "index";
+
+std::string Join(const std::string& a, const std::string& b) {
+  return posix::JoinPath(a, b);
+}
+
+std::string IdText(const std::string& dataset, int64_t id) {
+  return "dataset " + dataset + " id " + std::to_string(id);
+}
+
+bool Exists(const std::string& path) {
+  posix::PathKind k;
+  return posix::Probe(path, &k).ok() && k != posix::PathKind::kMissing;
+}
+
+// A file closed whatever happens.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) Env::Default()->Close(fd);
+  }
+};
+
+// `data` to `path` through a temporary name of this process and thread
+// (two drainers may publish the same file at once), fsync, rename,
+// directory fsync.
+Status WriteAtomicShared(const std::string& dir, const std::string& name,
+                         std::string_view data) {
+  Env* env = Env::Default();
+  const std::string path = Join(dir, name);
+  const std::string tmp =
+      path + ".tmp." + std::to_string(getpid()) + "." +
+      std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+  Fd f;
+  f.fd = env->Open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (f.fd < 0) return posix::Error("cannot create", tmp, errno);
+  if (int e = env->WriteFull(f.fd, data.data(), data.size(), 0)) {
+    env->Unlink(tmp.c_str());
+    return posix::Error("cannot write", tmp, e);
+  }
+  if (env->Fsync(f.fd) != 0) {
+    const int e = errno;
+    env->Unlink(tmp.c_str());
+    return posix::Error("cannot fsync", tmp, e);
+  }
+  if (env->Rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    env->Unlink(tmp.c_str());
+    return posix::Error("cannot rename to", path, e);
+  }
+  return posix::SyncDir(dir);
+}
+
+Status Unlink(const std::string& path) {
+  if (Env::Default()->Unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return posix::Error("cannot remove", path, errno);
+  }
+  return Status::OK();
+}
+
+Status ReadRecord(const std::string& src_dir, const std::string& dataset,
+                  int64_t id, CommitRecord* rec, std::string* bytes) {
+  const std::string path =
+      Join(Join(src_dir, "commit"), dataset::RecordName(dataset, id));
+  Status s = posix::ReadFile(path, bytes);
+  if (s.IsNotFound()) {
+    return Status::NotFound(IdText(dataset, id) + " is not committed in " +
+                            src_dir);
+  }
+  if (!s.ok()) return s;
+  return dataset::DecodeRecord(*bytes, path, rec);
+}
+
+// The plan file: which aggregation the first drainer chose, for which
+// commit of the id.
+std::string EncodePlanFile(Aggregation a, int group, uint64_t record_sum) {
+  std::string out(kPlanMagic, 8);
+  char b[8];
+  EncodeFixed32(b, kPlanVersion);
+  out.append(b, 4);
+  EncodeFixed32(b, static_cast<uint32_t>(a));
+  out.append(b, 4);
+  EncodeFixed32(b, static_cast<uint32_t>(group));
+  out.append(b, 4);
+  EncodeFixed64(b, record_sum);
+  out.append(b, 8);
+  EncodeFixed64(b, XXH64(out.data(), out.size(), 0));
+  out.append(b, 8);
+  return out;
+}
+
+Status DecodePlanFile(const std::string& data, const std::string& what,
+                      Aggregation* a, int* group, uint64_t* record_sum) {
+  if (data.size() != 36 || memcmp(data.data(), kPlanMagic, 8) != 0 ||
+      XXH64(data.data(), 28, 0) != DecodeFixed64(data.data() + 28)) {
+    return Status::Corruption("drain plan " + what + " is damaged");
+  }
+  if (DecodeFixed32(data.data() + 8) != kPlanVersion) {
+    return Status::VersionTooNew("drain plan " + what + " has version " +
+                                 std::to_string(DecodeFixed32(data.data() + 8)));
+  }
+  const uint32_t agg = DecodeFixed32(data.data() + 12);
+  if (agg > 2) return Status::Corruption("drain plan " + what + " is damaged");
+  *a = static_cast<Aggregation>(agg);
+  *group = static_cast<int>(DecodeFixed32(data.data() + 16));
+  *record_sum = DecodeFixed64(data.data() + 20);
+  return Status::OK();
+}
+
+// The writers holding parts of `rec`, ascending.
+std::vector<int> Writers(const CommitRecord& rec) {
+  std::set<int> w;
+  for (const auto& e : rec.elements) {
+    for (const auto& p : e.parts) w.insert(p.writer);
+  }
+  return {w.begin(), w.end()};
+}
+
+uint64_t ReadSpan(const PartRecord& p) {
+  if (p.ranges.empty()) return p.size;
+  uint64_t n = 0;
+  for (const auto& [b, e] : p.ranges) n += e - b;
+  return n;
+}
+
+Status ReadJournalFile(int fd, const std::string& path, std::string* data) {
+  data->clear();
+  char buf[65536];
+  for (;;) {
+    size_t got = 0;
+    if (int e = Env::Default()->ReadFull(fd, buf, sizeof buf,
+                                         static_cast<off_t>(data->size()),
+                                         &got)) {
+      return posix::Error("cannot read", path, e);
+    }
+    data->append(buf, got);
+    if (got < sizeof buf) return Status::OK();
+  }
+}
+
+// Every writer's journal in `staging`, replayed into one state.
+Status ReplayAll(const std::string& staging, const CommitRecord& rec,
+                 const std::vector<int>& writers, JournalState* state) {
+  state->parts.assign(rec.elements.size(), {});
+  state->done.assign(rec.elements.size(), {});
+  for (size_t e = 0; e < rec.elements.size(); ++e) {
+    state->parts[e].resize(rec.elements[e].parts.size());
+    state->done[e].assign(rec.elements[e].parts.size(), false);
+  }
+  for (int w : writers) {
+    const std::string path = Join(staging, JournalName(w));
+    std::string data;
+    Status s = posix::ReadFile(path, &data);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return s;
+    std::vector<JournalEntry> entries;
+    uint64_t valid = 0;
+    s = DecodeJournal(data, path, &entries, &valid);
+    if (!s.ok()) return s;
+    JournalState one;
+    s = ReplayJournal(rec, entries, path, &one);
+    if (!s.ok()) return s;
+    for (size_t e = 0; e < rec.elements.size(); ++e) {
+      for (size_t i = 0; i < rec.elements[e].parts.size(); ++i) {
+        if (rec.elements[e].parts[i].writer != w) continue;
+        state->parts[e][i] = one.parts[e][i];
+        state->done[e][i] = one.done[e][i];
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// Writes the index into the data directory's final place and drops the
+// staged copy: the last step of publishing.
+Status PublishIndex(const std::string& dst_dir, const std::string& dataset,
+                    int64_t id) {
+  const std::string data_dir = DataDir(dst_dir, dataset, id);
+  std::string index;
+  Status s = posix::ReadFile(Join(data_dir, kStagedIndex), &index);
+  if (!s.ok()) return s;
+  DrainIndex check;
+  s = DecodeIndex(index, Join(data_dir, kStagedIndex), &check);
+  if (!s.ok()) return s;
+  s = WriteAtomicShared(Join(dst_dir, "commit"), IndexName(dataset, id), index);
+  if (!s.ok()) return s;
+  s = Unlink(Join(data_dir, kStagedIndex));
+  if (s.ok()) s = posix::SyncDir(data_dir);
+  return s;
+}
+
+// From a staging directory whose index is written: drops the journals,
+// markers and plan, renames it to the data directory, publishes the index.
+Status FinishPublish(const std::string& dst_dir, const std::string& dataset,
+                     int64_t id) {
+  const std::string staging = StagingDir(dst_dir, dataset, id);
+  const std::string data_dir = DataDir(dst_dir, dataset, id);
+  std::vector<std::string> names;
+  Status s = posix::ListDir(staging, &names);
+  if (s.IsNotFound()) {
+    // Another drainer renamed it meanwhile.
+    return Exists(Join(data_dir, kStagedIndex)) ? PublishIndex(dst_dir, dataset, id)
+                                                : Status::OK();
+  }
+  if (!s.ok()) return s;
+  for (const auto& n : names) {
+    if (n.rfind("c.", 0) == 0 || n == kStagedIndex) continue;
+    s = Unlink(Join(staging, n));
+    if (!s.ok()) return s;
+  }
+  s = posix::SyncDir(staging);
+  if (!s.ok()) return s;
+  if (Env::Default()->Rename(staging.c_str(), data_dir.c_str()) != 0) {
+    const int e = errno;
+    if (!(e == ENOENT && Exists(data_dir))) {
+      return posix::Error("cannot rename " + staging + " to", data_dir, e);
+    }
+  }
+  s = posix::SyncDir(Join(dst_dir, "data"));
+  if (s.ok()) s = posix::SyncDir(Join(dst_dir, "drain"));
+  if (!s.ok()) return s;
+  if (!Exists(Join(data_dir, kStagedIndex))) return Status::OK();  // published
+  return PublishIndex(dst_dir, dataset, id);
+}
+
+// Publishes the id if every writer is done. Under the staging directory's
+// lock, so two last drainers publish once.
+Status MaybePublish(const std::string& dst_dir, const CommitRecord& rec,
+                    const DrainPlan& plan, bool* durable, bool* published) {
+  *durable = false;
+  const std::string& dataset = rec.dataset;
+  const int64_t id = rec.id;
+  const std::string staging = StagingDir(dst_dir, dataset, id);
+  Env* env = Env::Default();
+  Fd dir;
+  dir.fd = env->Open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir.fd < 0) {
+    if (errno == ENOENT) return Published(dst_dir, dataset, id, durable);
+    return posix::Error("cannot open", staging, errno);
+  }
+  if (env->Flock(dir.fd, LOCK_EX) != 0) {
+    return posix::Error("cannot lock", staging, errno);
+  }
+  if (!Exists(staging)) return Published(dst_dir, dataset, id, durable);
+  if (!Exists(Join(staging, kStagedIndex))) {
+    const std::vector<int> writers = Writers(rec);
+    for (int w : writers) {
+      if (!Exists(Join(staging, DoneName(w)))) return Status::OK();
+    }
+    JournalState state;
+    Status s = ReplayAll(staging, rec, writers, &state);
+    if (!s.ok()) return s;
+    DrainIndex index;
+    index.record = rec;
+    index.plan = plan;
+    index.chunk_bytes = kChunkBytes;
+    index.parts = state.parts;
+    for (size_t e = 0; e < rec.elements.size(); ++e) {
+      for (size_t i = 0; i < rec.elements[e].parts.size(); ++i) {
+        if (!state.done[e][i]) {
+          return Status::Corruption(
+              staging + ": writer " +
+              std::to_string(rec.elements[e].parts[i].writer) +
+              " is marked done but its journal does not finish element " +
+              rec.elements[e].name);
+        }
+      }
+    }
+    // Every container exists and has its planned size (a slot's unused
+    // tail is a hole), its data durable.
+    for (int k = 0; k < plan.containers; ++k) {
+      const std::string path = Join(staging, ContainerName(k));
+      Fd c;
+      c.fd = env->Open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (c.fd < 0) return posix::Error("cannot open", path, errno);
+      if (env->Ftruncate(c.fd, static_cast<off_t>(plan.container_bytes[k])) !=
+              0 ||
+          env->Fsync(c.fd) != 0) {
+        return posix::Error("cannot size", path, errno);
+      }
+    }
+    s = posix::SyncDir(staging);
+    if (s.ok()) {
+      s = WriteAtomicShared(staging, kStagedIndex, EncodeIndex(index));
+    }
+    if (!s.ok()) return s;
+  }
+  Status s = FinishPublish(dst_dir, dataset, id);
+  if (s.ok()) *durable = *published = true;
+  return s;
+}
+
+// Drains the parts of writer `w`.
+class WriterDrain {
+ public:
+  WriterDrain(const CommitRecord& rec, const DrainPlan& plan,
+              const std::string& staging, int w, fs::FsStore* store,
+              const DrainOptions& opt, DrainResult* out)
+      : rec_(rec), plan_(plan), staging_(staging), w_(w), store_(store),
+        opt_(opt), out_(out) {}
+  ~WriterDrain() {
+    for (auto& [k, fd] : containers_) Env::Default()->Close(fd);
+  }
+
+  Status Run() {
+    Env* env = Env::Default();
+    journal_path_ = Join(staging_, JournalName(w_));
+    journal_.fd = env->Open(journal_path_.c_str(),
+                            O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (journal_.fd < 0) {
+      return posix::Error("cannot open", journal_path_, errno);
+    }
+    if (env->Flock(journal_.fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        return Status::Busy(journal_path_ + " is being drained by another "
+                            "process");
+      }
+      return posix::Error("cannot lock", journal_path_, errno);
+    }
+    std::string data;
+    Status s = ReadJournalFile(journal_.fd, journal_path_, &data);
+    std::vector<JournalEntry> entries;
+    uint64_t valid = 0;
+    if (s.ok()) s = DecodeJournal(data, journal_path_, &entries, &valid);
+    if (s.ok()) s = ReplayJournal(rec_, entries, journal_path_, &state_);
+    if (!s.ok()) return s;
+    if (valid < data.size()) {
+      // A torn entry: cut it before appending.
+      if (env->Ftruncate(journal_.fd, static_cast<off_t>(valid)) != 0 ||
+          env->Fdatasync(journal_.fd) != 0) {
+        return posix::Error("cannot truncate", journal_path_, errno);
+      }
+    }
+    journal_end_ = valid;
+    start_ = std::chrono::steady_clock::now();
+    for (size_t e = 0; e < rec_.elements.size(); ++e) {
+      for (size_t i = 0; i < rec_.elements[e].parts.size(); ++i) {
+        const PartRecord& p = rec_.elements[e].parts[i];
+        if (p.writer != w_) continue;
+        out_->total += ReadSpan(p);
+        const uint64_t had = state_.parts[e][i].packed_bytes();
+        out_->resumed += had;
+        if (opt_.bytes_done) opt_.bytes_done->fetch_add(had);
+        if (state_.done[e][i]) continue;
+        s = DrainPart(e, i);
+        if (!s.ok()) return s;
+      }
+    }
+    // Every part is durable and verified: the writer is done.
+    const std::string done = Join(staging_, DoneName(w_));
+    if (!Exists(done)) {
+      Fd d;
+      d.fd = env->Open(done.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (d.fd < 0 || env->Fsync(d.fd) != 0) {
+        return posix::Error("cannot create", done, errno);
+      }
+      s = posix::SyncDir(staging_);
+    }
+    return s;
+  }
+
+ private:
+  Status Container(int k, int* fd) {
+    auto it = containers_.find(k);
+    if (it != containers_.end()) {
+      *fd = it->second;
+      return Status::OK();
+    }
+    const std::string path = Join(staging_, ContainerName(k));
+    *fd = Env::Default()->Open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) return posix::Error("cannot open", path, errno);
+    containers_[k] = *fd;
+    return Status::OK();
+  }
+
+  Status DrainPart(size_t e, size_t i) {
+    const auto& el = rec_.elements[e];
+    const PartRecord& p = el.parts[i];
+    const std::string path =
+        dataset::PartPath("/" + rec_.dataset + "/" + std::to_string(rec_.id),
+                          rec_.mode, el.kind, el.name, p.rank);
+    fs::Inode parent, inode;
+    std::string leaf;
+    bool exists = false;
+    Status s = store_->Resolve(path, &parent, &leaf, &inode, &exists);
+    if (s.ok() && !exists) {
+      s = Status::Corruption(store_->path() + " has no " + path +
+                             ", which the commit record of " +
+                             IdText(rec_.dataset, rec_.id) + " says it holds");
+    }
+    if (s.ok() && (inode.size != p.size || inode.checksum != p.checksum ||
+                   (inode.flags & (fs::kChecksumStale | fs::kUnclosed)))) {
+      s = Status::Corruption(store_->path() + ": " + path +
+                             " is not what the commit record of " +
+                             IdText(rec_.dataset, rec_.id) + " says");
+    }
+    if (!s.ok()) return s;
+    slot_ = plan_.slots[e][i];
+    s = Container(slot_.container, &cfd_);
+    if (!s.ok()) return s;
+    DrainedPart& have = state_.parts[e][i];
+    packed_ = have.packed_bytes();
+    uint64_t pos = have.extents.empty()
+                       ? 0
+                       : have.extents.back().offset + have.extents.back().length;
+    entry_ = JournalEntry();
+    entry_.element = static_cast<uint32_t>(e);
+    entry_.part = static_cast<uint32_t>(i);
+    entry_.first_chunk = static_cast<uint32_t>(have.chunk_sums.size());
+    pack_.resize(opt_.flush_bytes);
+    pack_len_ = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges = p.ranges;
+    if (ranges.empty()) ranges.push_back({0, p.size});
+    const size_t step = kChunkBytes;
+    buf_.resize(step);
+    fs::Cursor cursor;
+    for (const auto& [rb, re] : ranges) {
+      for (uint64_t off = std::max(rb, pos); off < re;) {
+        if (opt_.stop && opt_.stop->load()) {
+          return Status::Incomplete("the drain of " +
+                                 IdText(rec_.dataset, rec_.id) + " stopped");
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(step, re - off));
+        std::vector<std::pair<uint64_t, uint64_t>> covered;
+        s = fs::ReadRange(store_, inode.ino, store_->path() + ":" + path, off,
+                          n, buf_.data(), &cursor, &covered);
+        if (!s.ok()) return s;
+        for (auto [cb, ce] : covered) {
+          while (cb < ce) {
+            const uint64_t take =
+                std::min<uint64_t>(ce - cb, opt_.flush_bytes - pack_len_);
+            memcpy(&pack_[pack_len_], buf_.data() + (cb - off), take);
+            const uint64_t packed = packed_ + pack_len_;
+            if (!entry_.extents.empty() &&
+                entry_.extents.back().offset + entry_.extents.back().length ==
+                    cb &&
+                entry_.extents.back().packed + entry_.extents.back().length ==
+                    packed) {
+              entry_.extents.back().length += take;
+            } else {
+              entry_.extents.push_back({cb, take, packed});
+            }
+            pack_len_ += take;
+            cb += take;
+            if (pack_len_ == opt_.flush_bytes) {
+              s = Flush(e, i, false);
+              if (!s.ok()) return s;
+            }
+          }
+        }
+        off += n;
+      }
+    }
+    return Flush(e, i, true);
+  }
+
+  // Writes the packed bytes, makes them durable, reads them back and checks
+  // them, then journals them.
+  Status Flush(size_t e, size_t i, bool done) {
+    Env* env = Env::Default();
+    const std::string cpath = Join(staging_, ContainerName(slot_.container));
+    if (packed_ + pack_len_ > slot_.bytes) {
+      return Status::Corruption(store_->path() + ": a part of element " +
+                                rec_.elements[e].name + " of " +
+                                IdText(rec_.dataset, rec_.id) +
+                                " holds more bytes than its record says");
+    }
+    const off_t at = static_cast<off_t>(slot_.offset + packed_);
+    std::vector<uint64_t> sums;
+    for (size_t c = 0; c < pack_len_; c += kChunkBytes) {
+      sums.push_back(XXH64(pack_.data() + c,
+                           std::min<size_t>(kChunkBytes, pack_len_ - c), 0));
+    }
+    if (pack_len_ > 0) {
+      if (int err = env->WriteFull(cfd_, pack_.data(), pack_len_, at)) {
+        return posix::Error("cannot write", cpath, err);
+      }
+      if (env->Fdatasync(cfd_) != 0) {
+        return posix::Error("cannot fdatasync", cpath, errno);
+      }
+      // Read back from the device, not the page cache.
+      posix_fadvise(cfd_, at, static_cast<off_t>(pack_len_),
+                    POSIX_FADV_DONTNEED);
+      back_.resize(pack_len_);
+      size_t got = 0;
+      if (int err = env->ReadFull(cfd_, back_.data(), pack_len_, at, &got)) {
+        return posix::Error("cannot read back", cpath, err);
+      }
+      for (size_t c = 0, k = 0; c < pack_len_; c += kChunkBytes, ++k) {
+        const size_t len = std::min<size_t>(kChunkBytes, pack_len_ - c);
+        if (got < c + len || XXH64(back_.data() + c, len, 0) != sums[k]) {
+          return Status::Corruption(cpath + ": bytes at " +
+                                    std::to_string(at + c) +
+                                    " read back differ from those written");
+        }
+      }
+    }
+    entry_.chunk_sums = sums;
+    entry_.done = done;
+    const std::string bytes = EncodeJournalEntry(entry_);
+    if (int err = env->WriteFull(journal_.fd, bytes.data(), bytes.size(),
+                                 static_cast<off_t>(journal_end_))) {
+      return posix::Error("cannot append to", journal_path_, err);
+    }
+    if (env->Fdatasync(journal_.fd) != 0) {
+      return posix::Error("cannot fdatasync", journal_path_, errno);
+    }
+    journal_end_ += bytes.size();
+    DrainedPart& have = state_.parts[e][i];
+    have.extents.insert(have.extents.end(), entry_.extents.begin(),
+                        entry_.extents.end());
+    have.chunk_sums.insert(have.chunk_sums.end(), sums.begin(), sums.end());
+    state_.done[e][i] = done;
+    packed_ += pack_len_;
+    out_->written += pack_len_;
+    if (opt_.bytes_done) opt_.bytes_done->fetch_add(pack_len_);
+    written_ += pack_len_;
+    pack_len_ = 0;
+    entry_.extents.clear();
+    entry_.first_chunk = static_cast<uint32_t>(have.chunk_sums.size());
+    if (opt_.bandwidth > 0) {
+      // Written so far in no less time than the cap allows.
+      const auto due = start_ + std::chrono::nanoseconds(static_cast<int64_t>(
+                                    written_ * 1e9 / opt_.bandwidth));
+      std::this_thread::sleep_until(due);
+    }
+    return Status::OK();
+  }
+
+  const CommitRecord& rec_;
+  const DrainPlan& plan_;
+  const std::string staging_;
+  const int w_;
+  fs::FsStore* store_;
+  const DrainOptions& opt_;
+  DrainResult* out_;
+  std::string journal_path_;
+  Fd journal_;
+  uint64_t journal_end_ = 0;
+  JournalState state_;
+  std::map<int, int> containers_;
+  std::chrono::steady_clock::time_point start_;
+  uint64_t written_ = 0;
+  // The part being drained.
+  Slot slot_;
+  int cfd_ = -1;
+  uint64_t packed_ = 0;
+  JournalEntry entry_;
+  std::string pack_, buf_, back_;
+  size_t pack_len_ = 0;
+};
+
+class ReadOnlySource : public StoreSource {
+ public:
+  ReadOnlySource(const std::string& dir, const StoreOptions& o)
+      : dir_(dir), options_(o) {
+    options_.read_only = true;
+    options_.snapshot_reads = true;
+    options_.create_if_missing = false;
+  }
+  Status Get(int writer, fs::FsStore** out) override {
+    auto it = stores_.find(writer);
+    if (it == stores_.end()) {
+      const std::string path = fs::WriterStorePath(dir_, writer);
+      if (!Exists(path)) {
+        return Status::NotFound("no store " + path + " here");
+      }
+      std::unique_ptr<fs::FsStore> st;
+      Status s = fs::FsStore::Open(options_, path, writer, &st);
+      if (!s.ok()) return s;
+      it = stores_.emplace(writer, std::move(st)).first;
+    }
+    *out = it->second.get();
+    return Status::OK();
+  }
+
+ private:
+  std::string dir_;
+  StoreOptions options_;
+  std::map<int, std::unique_ptr<fs::FsStore>> stores_;
+};
+
+}  // namespace
+
+std::string DataDir(const std::string& dst_dir, const std::string& dataset,
+                    int64_t id) {
+  return Join(Join(dst_dir, "data"), dataset::RecordName(dataset, id));
+}
+
+std::string StagingDir(const std::string& dst_dir, const std::string& dataset,
+                       int64_t id) {
+  return Join(Join(dst_dir, "drain"), dataset::RecordName(dataset, id));
+}
+
+std::unique_ptr<StoreSource> NewReadOnlySource(const std::string& ctx_dir,
+                                               const StoreOptions& options) {
+  return std::make_unique<ReadOnlySource>(ctx_dir, options);
+}
+
+Status Published(const std::string& dst_dir, const std::string& dataset,
+                 int64_t id, bool* durable) {
+  *durable = false;
+  const std::string data_dir = DataDir(dst_dir, dataset, id);
+  if (Exists(Join(Join(dst_dir, "commit"), IndexName(dataset, id)))) {
+    *durable = true;
+    // A drainer stopped between writing the index and dropping its copy.
+    if (Exists(Join(data_dir, kStagedIndex))) {
+      Status s = Unlink(Join(data_dir, kStagedIndex));
+      if (s.ok()) s = posix::SyncDir(data_dir);
+      return s;
+    }
+    return Status::OK();
+  }
+  Status s;
+  if (Exists(Join(data_dir, kStagedIndex))) {
+    s = PublishIndex(dst_dir, dataset, id);
+  } else if (Exists(Join(StagingDir(dst_dir, dataset, id), kStagedIndex))) {
+    s = FinishPublish(dst_dir, dataset, id);
+  } else {
+    return Status::OK();
+  }
+  if (s.ok()) *durable = true;
+  return s;
+}
+
+Status DrainId(const std::string& src_dir, const std::string& dst_dir,
+               const std::string& dataset, int64_t id,
+               const std::vector<int>& writers, StoreSource* source,
+               const DrainOptions& options, DrainResult* out) {
+  *out = DrainResult();
+  if (options.flush_bytes == 0 || options.flush_bytes % kChunkBytes != 0) {
+    return Status::InvalidArgument("the drain's flush size must be a "
+                                   "multiple of " +
+                                   std::to_string(kChunkBytes));
+  }
+  CommitRecord rec;
+  std::string rec_bytes;
+  Status s = ReadRecord(src_dir, dataset, id, &rec, &rec_bytes);
+  if (!s.ok()) return s;
+  s = Published(dst_dir, dataset, id, &out->durable);
+  if (!s.ok() || out->durable) return s;
+  for (const char* sub : {"commit", "data", "drain"}) {
+    s = posix::CreateDirs(Join(dst_dir, sub));
+    if (!s.ok()) return s;
+  }
+  const std::string staging = StagingDir(dst_dir, dataset, id);
+  s = posix::CreateDirs(staging);
+  if (!s.ok()) return s;
+  // The aggregation of the first drainer, for this commit of the id.
+  const uint64_t record_sum = XXH64(rec_bytes.data(), rec_bytes.size(), 0);
+  const std::string plan_path = Join(staging, kPlanName);
+  Aggregation agg = options.aggregation;
+  int group = options.group;
+  std::string plan_bytes;
+  s = posix::ReadFile(plan_path, &plan_bytes);
+  if (s.IsNotFound()) {
+    s = WriteAtomicShared(staging, kPlanName,
+                          EncodePlanFile(agg, group, record_sum));
+    if (s.ok()) s = posix::ReadFile(plan_path, &plan_bytes);
+  }
+  if (!s.ok()) return s;
+  uint64_t planned_sum = 0;
+  s = DecodePlanFile(plan_bytes, plan_path, &agg, &group, &planned_sum);
+  if (!s.ok()) return s;
+  if (planned_sum != record_sum) {
+    return Status::Corruption(
+        staging + " holds a drain of another commit of " +
+        IdText(dataset, id) + " (the id was removed and written again); "
+        "remove that directory to drain this one");
+  }
+  out->aggregation = agg;
+  DrainPlan plan;
+  s = MakePlan(rec, agg, group, &plan);
+  if (!s.ok()) return s;
+  std::vector<int> todo = Writers(rec);
+  if (!writers.empty()) {
+    std::vector<int> keep;
+    for (int w : todo) {
+      if (std::find(writers.begin(), writers.end(), w) != writers.end()) {
+        keep.push_back(w);
+      }
+    }
+    todo.swap(keep);
+  }
+  for (int w : todo) {
+    fs::FsStore* store = nullptr;
+    s = source->Get(w, &store);
+    if (s.IsNotFound()) {
+      if (Exists(Join(staging, DoneName(w)))) {
+        out->drained.push_back(w);
+      } else {
+        out->absent.push_back(w);
+      }
+      continue;
+    }
+    if (!s.ok()) return s;
+    WriterDrain d(rec, plan, staging, w, store, options, out);
+    s = d.Run();
+    if (s.IsBusy()) {
+      out->busy.push_back(w);
+      continue;
+    }
+    if (!s.ok()) return s;
+    out->drained.push_back(w);
+  }
+  return MaybePublish(dst_dir, rec, plan, &out->durable, &out->published);
+}
+
+Status DrainProgress(const std::string& src_dir, const std::string& dst_dir,
+                     const std::string& dataset, int64_t id,
+                     std::map<int, WriterProgress>* out) {
+  out->clear();
+  CommitRecord rec;
+  std::string rec_bytes;
+  Status s = ReadRecord(src_dir, dataset, id, &rec, &rec_bytes);
+  if (!s.ok()) return s;
+  const std::string staging = StagingDir(dst_dir, dataset, id);
+  if (!Exists(staging)) return Status::OK();
+  JournalState state;
+  s = ReplayAll(staging, rec, Writers(rec), &state);
+  if (!s.ok()) return s;
+  for (size_t e = 0; e < rec.elements.size(); ++e) {
+    for (size_t i = 0; i < rec.elements[e].parts.size(); ++i) {
+      const PartRecord& p = rec.elements[e].parts[i];
+      WriterProgress& w = (*out)[p.writer];
+      w.total += ReadSpan(p);
+      w.bytes += state.parts[e][i].packed_bytes();
+    }
+  }
+  for (auto& [w, prog] : *out) {
+    prog.done = Exists(Join(staging, DoneName(w)));
+  }
+  return Status::OK();
+}
+
+Status KeepLastDrained(const std::string& dst_dir, const std::string& dataset,
+                       int keep) {
+  if (keep <= 0) return Status::OK();
+  std::vector<std::string> names;
+  Status s = posix::ListDir(Join(dst_dir, "commit"), &names);
+  if (!s.ok()) return s;
+  std::vector<int64_t> ids;
+  const std::string suffix = ".index";
+  for (const auto& n : names) {
+    if (n.size() <= suffix.size() ||
+        n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    std::string ds;
+    int64_t id;
+    bool reclaimed;
+    if (dataset::ParseRecordName(n.substr(0, n.size() - suffix.size()), &ds,
+                                 &id, &reclaimed) &&
+        !reclaimed && ds == dataset) {
+      ids.push_back(id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  for (size_t i = 0; s.ok() && i + static_cast<size_t>(keep) < ids.size();
+       ++i) {
+    s = RemoveDrained(dst_dir, dataset, ids[i]);
+  }
+  return s;
+}
+
+Status RemoveDrained(const std::string& dst_dir, const std::string& dataset,
+                     int64_t id) {
+  const std::string commit = Join(dst_dir, "commit");
+  Status s = Unlink(Join(commit, IndexName(dataset, id)));
+  if (s.ok() && Exists(commit)) s = posix::SyncDir(commit);
+  if (s.ok()) s = posix::RemoveTree(DataDir(dst_dir, dataset, id));
+  if (s.ok()) s = posix::RemoveTree(StagingDir(dst_dir, dataset, id));
+  return s;
+}
+
+// ---- DrainedId ---------------------------------------------------------------
+
+Status DrainedId::Open(const std::string& dst_dir, const std::string& dataset,
+                       int64_t id, std::unique_ptr<DrainedId>* out) {
+  const std::string path =
+      Join(Join(dst_dir, "commit"), IndexName(dataset, id));
+  std::string data;
+  Status s = posix::ReadFile(path, &data);
+  if (s.IsNotFound()) {
+    return Status::NotFound(IdText(dataset, id) + " is not drained to " +
+                            dst_dir);
+  }
+  if (!s.ok()) return s;
+  std::unique_ptr<DrainedId> d(new DrainedId());
+  s = DecodeIndex(data, path, &d->index_);
+  if (!s.ok()) return s;
+  d->dir_ = DataDir(dst_dir, dataset, id);
+  *out = std::move(d);
+  return Status::OK();
+}
+
+DrainedId::~DrainedId() {
+  for (auto& [k, fd] : fds_) Env::Default()->Close(fd);
+}
+
+Status DrainedId::Fd(int container, int* fd) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = fds_.find(container);
+  if (it == fds_.end()) {
+    const std::string path = Join(dir_, ContainerName(container));
+    const int f = Env::Default()->Open(path.c_str(), O_RDONLY | O_CLOEXEC, 0);
+    if (f < 0) return posix::Error("cannot open", path, errno);
+    it = fds_.emplace(container, f).first;
+  }
+  *fd = it->second;
+  return Status::OK();
+}
+
+Status DrainedId::Read(size_t e, uint64_t offset, char* buf, size_t n,
+                       size_t* got) {
+  *got = 0;
+  const auto& rec = index_.record;
+  if (e >= rec.elements.size()) {
+    return Status::InvalidArgument("no element " + std::to_string(e));
+  }
+  const auto& el = rec.elements[e];
+  if (offset >= el.size || n == 0) return Status::OK();
+  const size_t len = static_cast<size_t>(std::min<uint64_t>(n, el.size - offset));
+  const uint64_t end = offset + len;
+  memset(buf, 0, len);
+  struct Seg {
+    uint64_t b, e;
+    size_t part;
+    uint64_t packed;  // of b
+  };
+  std::vector<Seg> segs;
+  for (size_t i = 0; i < index_.parts[e].size(); ++i) {
+    for (const Extent& x : index_.parts[e][i].extents) {
+      const uint64_t b = std::max(offset, x.offset);
+      const uint64_t f = std::min(end, x.offset + x.length);
+      if (b < f) segs.push_back({b, f, i, x.packed + (b - x.offset)});
+    }
+  }
+  std::sort(segs.begin(), segs.end(),
+            [](const Seg& a, const Seg& b) { return a.b < b.b; });
+  for (size_t k = 1; k < segs.size(); ++k) {
+    if (segs[k].b < segs[k - 1].e) {
+      return Status::Corruption(
+          IdText(rec.dataset, rec.id) + " element " + el.name + ": bytes at " +
+          std::to_string(segs[k].b) + " were written by two ranks");
+    }
+  }
+  const uint64_t chunk = index_.chunk_bytes;
+  std::string tmp;
+  for (const Seg& sg : segs) {
+    const Slot& slot = index_.plan.slots[e][sg.part];
+    const DrainedPart& part = index_.parts[e][sg.part];
+    const uint64_t packed_total = part.packed_bytes();
+    int fd = -1;
+    Status s = Fd(slot.container, &fd);
+    if (!s.ok()) return s;
+    // Whole chunks, each checked.
+    const uint64_t c0 = sg.packed / chunk;
+    const uint64_t c1 = (sg.packed + (sg.e - sg.b) - 1) / chunk;
+    const uint64_t pb = c0 * chunk;
+    const uint64_t pe = std::min(packed_total, (c1 + 1) * chunk);
+    tmp.resize(pe - pb);
+    size_t r = 0;
+    if (int err = Env::Default()->ReadFull(
+            fd, tmp.data(), tmp.size(),
+            static_cast<off_t>(slot.offset + pb), &r)) {
+      return posix::Error("cannot read", Join(dir_, ContainerName(slot.container)),
+                          err);
+    }
+    for (uint64_t c = c0; c <= c1; ++c) {
+      const uint64_t cb = c * chunk - pb;
+      const uint64_t cl = std::min(chunk, packed_total - c * chunk);
+      if (r < cb + cl || c >= part.chunk_sums.size() ||
+          XXH64(tmp.data() + cb, cl, 0) != part.chunk_sums[c]) {
+        return Status::Corruption(
+            Join(dir_, ContainerName(slot.container)) + ": the bytes of " +
+            el.name + " at container offset " +
+            std::to_string(slot.offset + c * chunk) +
+            " do not match their checksum");
+      }
+    }
+    memcpy(buf + (sg.b - offset), tmp.data() + (sg.packed - pb), sg.e - sg.b);
+  }
+  *got = len;
+  return Status::OK();
+}
+
+}  // namespace tier
+}  // namespace sluice
