@@ -7,6 +7,10 @@
 //   HDF5       parallel HDF5 through the MPI-IO driver; one dataset.
 //   ADIOS2     the BP5 engine; one serial writer per rank (no MPI in the
 //              ADIOS2 build available here).
+//   ADIOS2-BB  the BP4 engine with BurstBufferPath = --fast-root, output on
+//              --slow-root: BP4 writes to the fast root and its drainer
+//              thread copies to the slow one (Close waits for the drain);
+//              sluice-bench fsyncs the drained files (ior/api_adios2.cc).
 //   SLUICE-KV  Sluice's K/V API, one key per transfer, a store per writer;
 //              -e ends the write with a write barrier.
 //   SLUICE-STREAM  sluice::ofstream/ifstream over the file layer: one
@@ -19,6 +23,10 @@
 //              the file layer reached by an unmodified program.
 //   FIO-LIMIT  fio, O_DIRECT, sequential, bs = transfer size, same bytes:
 //              the device's limit, to which later results are compared.
+// Two tiers (--fast-root, --slow-root, with -e): every file goes under the
+// slow root, and each write repetition reports waited_s (open until close
+// or commit returned) and durable_s (open until durable on the slow root);
+// APIs without tiers write straight to the slow root, so waited == durable.
 // Layout: IOR's. Shared file: segment s of rank r is at s*N*b + r*b. File
 // per process (-F): <file>.<rank>. -C shifts readers by -Q ranks. -z
 // shuffles the transfers within each block. -W/-R verify every byte

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sluice-bench end to end under mpiexec: the IOR acceptance command, a
-# flipped byte caught with its offset, bad flags exit 2, and the JSON summary
-# carries every field of the text summary.
+# flipped byte caught with its offset, bad flags exit 2, the JSON summary
+# carries every field of the text summary, and two tiers (--fast-root,
+# --slow-root): waited and durable per write, ADIOS2-BB's drained output.
 # Usage: bench_cli_test.sh WORKDIR MPIEXEC NPFLAG BENCH [PREFLAGS...]
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4
@@ -70,6 +71,83 @@ done
 SLUICE_PRELOAD_LIB=/nonexistent/libsluice_preload.so \
   run 2 -a SLUICE-POSIX -b 1m -t 1m -o "$work/sp2" >"$work/5b.txt" 2>&1
 grep -q "libsluice_preload.so is not loaded" "$work/5b.txt" || { fail "SLUICE-POSIX without the library"; cat "$work/5b.txt"; }
+
+# 6. Two tiers. POSIX writes straight to the slow root (waited == durable);
+# ADIOS2-BB writes BP4 to the fast root, which drains it to the slow one
+# (kept with -k): every byte read back from the slow root and checked.
+fast=/dev/shm/sluice_bench_cli_$$  # lowercase: BP4 lowercases BurstBufferPath
+slow="$work/slow"
+trap 'rm -rf "$fast"' EXIT
+mkdir -p "$fast" "$slow"
+run 2 -a POSIX,ADIOS2-BB --fast-root "$fast" --slow-root "$slow" -b 1m -t 256k -i 2 \
+  -e -C -W -R -k -o ckpt -O summaryFormat=JSON -O summaryFile="$work/t.json" \
+  -O latencyFile="$work/tlat.csv" >"$work/6.txt" 2>&1 || { fail "tiers run"; cat "$work/6.txt"; }
+if grep -q "skipped: ADIOS2-BB" "$work/6.txt"; then
+  echo "note: ADIOS2-BB skipped (built without ADIOS2): its checks are not run"
+else
+  grep -q "^access .* waited_s .* durable_s " "$work/6.txt" || fail "tiers: no waited_s/durable_s columns"
+  grep -q "^tiers     ADIOS2-BB: mean waited_s .* mean durable_s " "$work/6.txt" ||
+    fail "tiers: no ADIOS2-BB waited/durable summary"
+  python3 "$(dirname "$0")/bench_json_check.py" "$work/6.txt" "$work/t.json" "$work/tlat.csv" ||
+    fail "tiers: JSON check"
+  python3 - "$work/t.json" <<'PY' || fail "tiers: waited/durable figures"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bad = []
+for t in doc["tests"]:
+    for r in t["results"]:
+        w, d = r["waitedTime"], r["durableTime"]
+        if r["access"] == "read":
+            if w is not None or d is not None:
+                bad.append(f"{t['api']}: a read has waited/durable")
+            continue
+        if w is None or d is None or w <= 0:
+            bad.append(f"{t['api']} iter {r['iter']}: waited {w}, durable {d}")
+        elif t["api"] == "POSIX" and d != w:
+            bad.append(f"POSIX writes to the slow root: durable {d} != waited {w}")
+        elif t["api"] == "ADIOS2-BB" and d <= w:
+            bad.append(f"ADIOS2-BB: durable {d} not after waited {w} (the fsync of "
+                       "its drained files is not timed)")
+for b in bad:
+    print("tiers:", b)
+sys.exit(1 if bad else 0)
+PY
+  for r in 00000000 00000001; do
+    bp="$slow/ckpt.$r.bb.bp"
+    for f in data.0 md.0 md.idx; do
+      [ -s "$bp/$f" ] || fail "tiers: the slow root lacks $bp/$f"
+    done
+    [ "$(stat -c %s "$bp/data.0" 2>/dev/null || echo 0)" -ge 1048576 ] || fail "tiers: $bp/data.0 holds less than 1 MiB"
+  done
+  # BP4 wrote under <fast root>/<slow root path>/ (the drain removed the
+  # files and the .bp directories, not their parents), and left no file.
+  [ -d "$fast$(realpath "$slow")" ] || fail "tiers: ADIOS2-BB did not write to the fast root"
+  [ -z "$(find "$fast" -type f)" ] || { fail "tiers: files left on the fast root"; find "$fast"; }
+  [ -s "$slow/ckpt" ] || fail "tiers: POSIX did not write to the slow root"
+fi
+# Bad tier flags: exit 2 and a clear message.
+for args in "--fast-root $fast|--fast-root without --slow-root" \
+            "--slow-root $slow|--slow-root without --fast-root" \
+            "--fast-root $fast --slow-root $slow|add -e" \
+            "-e --fast-root $fast --slow-root $fast|same directory" \
+            "-e --fast-root $fast --slow-root $work/none|No such file" \
+            "-e --fast-root $fast --slow-root $slow -o $work/x|a file name under the slow root" \
+            "-e -a ADIOS2-BB|ADIOS2-BB needs --fast-root and --slow-root"; do
+  flags=${args%%|*} want=${args#*|}
+  run 1 $flags >"$work/6b.txt" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || fail "'$flags': exit $rc, want 2"
+  grep -q -- "$want" "$work/6b.txt" || { fail "'$flags': no '$want' in output"; cat "$work/6b.txt"; }
+done
+# SLUICE-DATASET cannot yet tell when an id is durable on the slow root: the
+# run fails, naming why, rather than report a figure it did not measure.
+# (When the drain lands, this becomes a run whose durable_s is checked.)
+run 1 -a SLUICE-DATASET --fast-root "$fast" --slow-root "$slow" -e -b 1m -t 256k -w \
+  -o ds >"$work/6c.txt" 2>&1
+rc=$?
+[ $rc -ne 0 ] || fail "SLUICE-DATASET with tiers: exit 0"
+grep -q "SLUICE-DATASET with --fast-root/--slow-root: .*the drain is not built yet" "$work/6c.txt" ||
+  { fail "SLUICE-DATASET with tiers: no clear error"; cat "$work/6c.txt"; }
 
 if [ $fails -ne 0 ]; then
   echo "bench_cli_test: $fails failure(s)"

@@ -84,6 +84,34 @@ for api, rs in iters.items():
         for name, col, digits in cols:
             if not close(float(r[col]), j[name], digits):
                 errors.append(f"{api} iter {j['iter']} {name}: {r[col]} vs {j[name]}")
+        # With --fast-root/--slow-root: waited_s, its MiB/s, durable_s, its
+        # MiB/s after the iteration ("-" where not measured: null).
+        tiered = [("waitedTime", 11, 6), ("waitedBwMiB", 12, 2),
+                  ("durableTime", 13, 6), ("durableBwMiB", 14, 2)]
+        if opts.get("slowRoot") is None:
+            if len(r) != 11:
+                errors.append(f"{api} iter {j['iter']}: {len(r)} columns without tiers")
+            continue
+        if len(r) != 15:
+            errors.append(f"{api} iter {j['iter']}: {len(r)} columns with tiers, want 15")
+            continue
+        for name, col, digits in tiered:
+            if r[col] == "-":
+                if j[name] is not None:
+                    errors.append(f"{api} iter {j['iter']} {name}: text -, JSON {j[name]}")
+            elif j[name] is None or not close(float(r[col]), j[name], digits):
+                errors.append(f"{api} iter {j['iter']} {name}: {r[col]} vs {j[name]}")
+
+# Tier lines: "tiers     API: mean waited_s W (B MiB/s), mean durable_s D (B MiB/s)"
+for l in text:
+    if l.startswith("tiers "):
+        api = l.split()[1].rstrip(":")
+        nums = [float(x.strip("(")) for x in l.split() if x.strip("(").replace(".", "", 1).isdigit()]
+        s = [x for x in tests[api]["summary"] if x["operation"] == "write"][0]
+        for name, v, digits in zip(("meanWaitedTime", "meanWaitedBwMiB", "meanDurableTime",
+                                    "meanDurableBwMiB"), nums, (6, 2, 6, 2)):
+            if s[name] is None or not close(v, s[name], digits):
+                errors.append(f"{api} {name}: text {v} JSON {s[name]}")
 
 # Resource lines
 for l in text:

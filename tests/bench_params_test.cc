@@ -1,5 +1,8 @@
 // sluice-bench's flag parser and data pattern.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -52,7 +55,7 @@ TEST(BenchParams, IorDefaultsAndFlags) {
 
 struct Bad {
   std::vector<std::string> args;
-  const char* says;
+  std::string says;
 };
 
 TEST(BenchParams, BadInputIsExit2WithAClearMessage) {
@@ -95,6 +98,82 @@ TEST(BenchParams, HelpIsExit1WithUsage) {
   EXPECT_EQ(Parse({"-a", "sluice-posix"}, &p, &msg), 0);
   ASSERT_EQ(p.apis.size(), 1u);
   EXPECT_EQ(p.apis[0], "SLUICE-POSIX");
+}
+
+// Two fresh directories for --fast-root / --slow-root, removed at the end.
+class BenchTiers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Digits only: mkdtemp's letters may be capitals, which ADIOS2-BB
+    // refuses in a fast root.
+    base_ = "/tmp/bench_tiers_" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(base_.c_str(), 0700), 0) << base_;
+    fast_ = base_ + "/fast";
+    slow_ = base_ + "/slow";
+    upper_ = base_ + "/Fast";
+    for (const auto& d : {fast_, slow_, upper_}) {
+      ASSERT_EQ(mkdir(d.c_str(), 0700), 0);
+    }
+  }
+  void TearDown() override {
+    for (const auto& d : {fast_, slow_, upper_, base_}) rmdir(d.c_str());
+  }
+  std::string base_, fast_, slow_, upper_;
+};
+
+TEST_F(BenchTiers, BothRootsMoveTheTestFileUnderTheSlowOne) {
+  Params p;
+  std::string msg;
+  ASSERT_EQ(Parse({"-a", "adios2-bb,POSIX", "-e", "--fast-root", fast_ + "/",
+                   "--slow-root=" + slow_ + "/../slow", "-o", "ckpt"},
+                  &p, &msg),
+            0)
+      << msg;
+  EXPECT_TRUE(p.tiers());
+  EXPECT_EQ(p.fast_root, fast_);  // resolved
+  EXPECT_EQ(p.slow_root, slow_);
+  EXPECT_EQ(p.path, slow_ + "/ckpt");
+  EXPECT_EQ(p.apis, (std::vector<std::string>{"ADIOS2-BB", "POSIX"}));
+  ASSERT_EQ(Parse({"-e"}, &p, &msg), 0) << msg;
+  EXPECT_FALSE(p.tiers());
+  EXPECT_EQ(p.path, "testFile");
+}
+
+TEST_F(BenchTiers, BadRootsAreExit2WithAClearMessage) {
+  const std::string f = fast_, s = slow_;
+  const Bad cases[] = {
+      {{"-e", "--fast-root", f}, "--fast-root without --slow-root"},
+      {{"-e", "--slow-root", s}, "--slow-root without --fast-root"},
+      {{"-e", "--fast-root"}, "--fast-root: missing directory"},
+      {{"-e", "--fast-root=", "--slow-root", s}, "missing directory"},
+      {{"-e", "--fast-root", f, "--slow-root", base_ + "/none"},
+       "--slow-root " + base_ + "/none: No such file"},
+      {{"-e", "--fast-root", "/etc/hostname", "--slow-root", s},
+       "not a directory"},
+      {{"-e", "--fast-root", f, "--slow-root", f + "/."}, "same directory"},
+      {{"--fast-root", f, "--slow-root", s}, "add -e"},
+      {{"-e", "--fast-root", f, "--slow-root", s, "-o", "/x/ckpt"},
+       "a file name under the slow root"},
+      {{"-e", "-a", "ADIOS2-BB"},
+       "ADIOS2-BB needs --fast-root and --slow-root"},
+      {{"-e", "-a", "ADIOS2-BB", "--fast-root", upper_, "--slow-root", s},
+       "without capital letters"},
+  };
+  for (const Bad& c : cases) {
+    Params p;
+    std::string msg;
+    EXPECT_EQ(Parse(c.args, &p, &msg), 2) << c.says;
+    EXPECT_NE(msg.find(c.says), std::string::npos)
+        << "message '" << msg << "' does not say '" << c.says << "'";
+  }
+  // Capitals are refused only for ADIOS2-BB, whose BP4 lowercases them.
+  Params p;
+  std::string msg;
+  EXPECT_EQ(Parse({"-e", "-a", "POSIX", "--fast-root", upper_, "--slow-root",
+                   s},
+                  &p, &msg),
+            0)
+      << msg;
 }
 
 TEST(BenchPattern, RoundTripAndFlippedByteOffset) {
@@ -162,6 +241,64 @@ TEST(BenchReport, SummaryStatisticsAndFractionOfLimit) {
   const std::string json = Json(r);
   EXPECT_NE(json.find("\"fractionOfLimit\": 0.375"), std::string::npos) << json;
   EXPECT_NE(TextSummary(r).find("0.38"), std::string::npos);
+}
+
+TEST(BenchReport, WaitedAndDurableWithTiers) {
+  Report r;
+  r.params.fast_root = "/f";
+  r.params.slow_root = "/s";
+  TestResult t;
+  t.api = "ADIOS2-BB";
+  IterResult w;
+  w.access = "write";
+  w.bytes = 1u << 30;
+  w.transfers = 1024;
+  w.io = 0.5;
+  w.total = w.waited = 1.0;  // 1024 MiB/s
+  w.durable = 4.0;           // 256 MiB/s
+  t.iters.push_back(w);
+  w.iter = 1;
+  w.total = w.waited = 2.0;  // 512 MiB/s
+  w.durable = 8.0;           // 128 MiB/s
+  t.iters.push_back(w);
+  IterResult rd = w;
+  rd.access = "read";
+  rd.waited = rd.durable = -1;
+  t.iters.push_back(rd);
+  r.tests = {t};
+  Summarise(&r);
+  const OpSummary& s = r.tests[0].summary.at(0);
+  EXPECT_DOUBLE_EQ(s.mean_waited, 1.5);
+  EXPECT_DOUBLE_EQ(s.mean_durable, 6.0);
+  EXPECT_DOUBLE_EQ(s.mean_waited_mib, 768);
+  EXPECT_DOUBLE_EQ(s.mean_durable_mib, 192);
+  EXPECT_LT(r.tests[0].summary.at(1).mean_waited, 0) << "reads have none";
+
+  const std::string head = TextIterHeader(r.params);
+  EXPECT_NE(head.find("waited_s"), std::string::npos) << head;
+  EXPECT_NE(head.find("durable_s"), std::string::npos) << head;
+  const std::string row = TextIter(t.iters[0], r.params);
+  EXPECT_NE(row.find("1.000000   1024.00       4.000000   256.00"),
+            std::string::npos)
+      << row;
+  EXPECT_NE(TextIter(rd, r.params).find("-          -"), std::string::npos);
+  EXPECT_NE(TextSummary(r).find("ADIOS2-BB: mean waited_s 1.500000 (768.00 "
+                                "MiB/s), mean durable_s 6.000000 (192.00"),
+            std::string::npos)
+      << TextSummary(r);
+  const std::string json = Json(r);
+  for (const char* want :
+       {"\"waitedTime\": 1, \"waitedBwMiB\": 1024, \"durableTime\": 4, "
+        "\"durableBwMiB\": 256",
+        "\"meanWaitedTime\": 1.5", "\"meanDurableBwMiB\": 192",
+        "\"waitedTime\": null", "\"slowRoot\": \"/s\""}) {
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n" << json;
+  }
+
+  // Without tiers, IOR's columns only.
+  r.params = Params();
+  EXPECT_EQ(TextIterHeader(r.params).find("waited_s"), std::string::npos);
+  EXPECT_EQ(TextIter(t.iters[0], r.params).find("4.000000"), std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ std::unique_ptr<Api> MakeHdf5Api(const Params& p);
 #endif
 #ifdef SLUICE_BENCH_ADIOS2
 std::unique_ptr<Api> MakeAdios2Api(const Params& p);
+std::unique_ptr<Api> MakeAdios2BbApi(const Params& p);
 #endif
 
 std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
@@ -36,9 +37,9 @@ std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
     return nullptr;
 #endif
   }
-  if (name == "ADIOS2") {
+  if (name == "ADIOS2" || name == "ADIOS2-BB") {
 #ifdef SLUICE_BENCH_ADIOS2
-    return MakeAdios2Api(p);
+    return name == "ADIOS2" ? MakeAdios2Api(p) : MakeAdios2BbApi(p);
 #else
     *why_not = "built without ADIOS2 (pip install adios2 and rebuild)";
     return nullptr;

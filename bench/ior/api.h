@@ -39,6 +39,15 @@ class Api {
                       uint64_t rank_offset) = 0;
   virtual Status Fsync() = 0;
   virtual Status Close() = 0;
+  // With --fast-root/--slow-root: true when the API writes to the fast root
+  // first, so its data may reach the slow root after Close returns. False
+  // (the default): it writes straight to the slow root and, with -e, its
+  // data is durable when Close returns (waited == durable).
+  virtual bool Tiered() const { return false; }
+  // For a Tiered API, after the Close of a write: returns once everything
+  // that write phase wrote is durable on the slow root (an error if it
+  // cannot tell: never a guess).
+  virtual Status WaitDurable() { return Status::OK(); }
   // Removes what Open created for `info` (called by one rank per file).
   virtual void Remove(const OpenInfo& info) = 0;
   // True when each writer keeps its own files even in shared mode, so every

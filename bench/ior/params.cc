@@ -1,6 +1,12 @@
 #include "ior/params.h"
 
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "sluice/options.h"
@@ -10,9 +16,9 @@ namespace bench {
 
 const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
-      "POSIX",     "MPIIO",         "HDF5",     "ADIOS2",
-      "SLUICE-KV", "SLUICE-STREAM", "SLUICE-DATASET", "SLUICE-POSIX",
-      "FIO-LIMIT", "FIO-OVERWRITE"};
+      "POSIX",          "MPIIO",        "HDF5",      "ADIOS2",
+      "ADIOS2-BB",      "SLUICE-KV",    "SLUICE-STREAM",
+      "SLUICE-DATASET", "SLUICE-POSIX", "FIO-LIMIT", "FIO-OVERWRITE"};
   return apis;
 }
 
@@ -45,7 +51,10 @@ std::string Usage() {
          "                   sluice-bench re-executes itself with\n"
          "                   libsluice_preload.so (SLUICE_PRELOAD_LIB), files\n"
          "                   under SLUICE_MOUNT (default <-o>.mnt), stores in\n"
-         "                   SLUICE_ROOT (default <-o>.sluiceposix))\n"
+         "                   SLUICE_ROOT (default <-o>.sluiceposix);\n"
+         "                   ADIOS2-BB is ADIOS2's BP4 engine writing to the\n"
+         "                   fast root (BurstBufferPath) and draining to the\n"
+         "                   slow one: it needs --fast-root and --slow-root)\n"
          "  -b SIZE   block size: contiguous bytes per rank per segment (1m)\n"
          "  -t SIZE   transfer size: bytes per I/O call (256k)\n"
          "  -s N      segment count (1)\n"
@@ -72,6 +81,19 @@ std::string Usage() {
          "  -O warmMemory=1       fault in and free as much memory as a phase\n"
          "                       moves before it, so every API starts alike\n"
          "  -O sluice.NAME=VALUE  store option for SLUICE-* APIs\n"
+         "  --fast-root DIR --slow-root DIR  two tiers, both or neither (e.g.\n"
+         "            a node-local tmpfs and the parallel file system;\n"
+         "            existing directories). Every API's files then go under\n"
+         "            the slow root (-o is a file name there) and -e is\n"
+         "            required. Each write repetition also reports waited_s\n"
+         "            (open until its close or commit returned: what the\n"
+         "            application waited) and durable_s (open until the data\n"
+         "            is durable on the slow root), with the bandwidths they\n"
+         "            imply. ADIOS2-BB writes to the fast root and drains to\n"
+         "            the slow one; SLUICE-DATASET gets data_roots=FAST,SLOW\n"
+         "            and stage_mode=immediate; every other API writes\n"
+         "            straight to the slow root with fsync, so for it\n"
+         "            waited == durable\n"
          "  -h, --help  this text\n"
          "SIZE takes k, m, g suffixes (powers of 1024). Bad flags exit 2; a\n"
          "failed data check or I/O error exits 1.\n";
@@ -157,6 +179,106 @@ bool TakeOption(const std::string& kv, Params* p, std::string* message) {
   return true;
 }
 
+// --fast-root DIR or --fast-root=DIR (and --slow-root). Returns 0 when
+// args[*i] is not one of them, 1 when taken (*i moves past the value), 2 on
+// a missing value.
+int TakeRoot(const std::vector<std::string>& args, size_t* i, Params* p,
+             std::string* message) {
+  const std::string& a = args[*i];
+  const std::pair<std::string, std::string*> flags[] = {
+      {"--fast-root", &p->fast_root}, {"--slow-root", &p->slow_root}};
+  for (const auto& [f, out] : flags) {
+    if (a == f) {
+      if (*i + 1 >= args.size() || args[*i + 1].empty()) {
+        *message = f + ": missing directory";
+        return 2;
+      }
+      *out = args[++*i];
+      return 1;
+    }
+    if (a.rfind(f + "=", 0) == 0) {
+      *out = a.substr(f.size() + 1);
+      if (out->empty()) {
+        *message = f + ": missing directory";
+        return 2;
+      }
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// The absolute, resolved name of the existing directory `dir`, or false.
+bool ResolveRoot(const std::string& flag, const std::string& dir,
+                 std::string* out, std::string* message) {
+  char real[PATH_MAX];
+  struct stat st;
+  if (realpath(dir.c_str(), real) == nullptr) {
+    *message = flag + " " + dir + ": " + strerror(errno);
+    return false;
+  }
+  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *message = flag + " " + dir + ": not a directory";
+    return false;
+  }
+  *out = real;
+  return true;
+}
+
+// Checks the two roots and moves the test file under the slow one.
+bool TakeTiers(Params* p, std::string* message) {
+  const bool bb = std::find(p->apis.begin(), p->apis.end(), "ADIOS2-BB") !=
+                  p->apis.end();
+  if (p->fast_root.empty() != p->slow_root.empty()) {
+    const bool slow = p->fast_root.empty();  // only the slow one given
+    *message = std::string(slow ? "--slow-root" : "--fast-root") +
+               " without " + (slow ? "--fast-root" : "--slow-root") +
+               ": give both tiers, or neither";
+    return false;
+  }
+  if (p->fast_root.empty()) {
+    if (bb) {
+      *message = "-a ADIOS2-BB needs --fast-root and --slow-root (its burst "
+                 "buffer and its destination)";
+      return false;
+    }
+    return true;
+  }
+  if (!ResolveRoot("--fast-root", p->fast_root, &p->fast_root, message) ||
+      !ResolveRoot("--slow-root", p->slow_root, &p->slow_root, message)) {
+    return false;
+  }
+  // ADIOS2 2.12's BP4 lowercases every parameter's value (BPBase::Init),
+  // so BurstBufferPath=/X would write to /x, a directory of its own.
+  const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (bb && std::any_of(p->fast_root.begin(), p->fast_root.end(), upper)) {
+    *message = "-a ADIOS2-BB: ADIOS2's BP4 engine lowercases its parameters, "
+               "so its burst buffer would go to a lowercased copy of "
+               "--fast-root " + p->fast_root + ": use a fast root without "
+               "capital letters";
+    return false;
+  }
+  if (p->fast_root == p->slow_root) {
+    *message = "--fast-root and --slow-root are the same directory (" +
+               p->fast_root + "): the tiers must differ";
+    return false;
+  }
+  if (!p->fsync) {
+    *message = "--fast-root/--slow-root time durability: add -e (fsync after "
+               "write), or the APIs that write straight to the slow root would "
+               "report data still in the page cache as durable";
+    return false;
+  }
+  if (p->path.empty() || p->path.find('/') != std::string::npos ||
+      p->path == "." || p->path == "..") {
+    *message = "-o '" + p->path + "': with --slow-root, -o is a file name " +
+               "under the slow root, not a path";
+    return false;
+  }
+  p->path = p->slow_root + "/" + p->path;
+  return true;
+}
+
 }  // namespace
 
 int ParseArgs(const std::vector<std::string>& args, Params* p,
@@ -169,6 +291,9 @@ int ParseArgs(const std::vector<std::string>& args, Params* p,
       *message = Usage();
       return 1;
     }
+    const int root = TakeRoot(args, &i, p, message);
+    if (root == 2) return 2;
+    if (root == 1) continue;
     if (a.size() != 2 || a[0] != '-') {
       *message = "unexpected argument '" + a + "'";
       return 2;
@@ -260,6 +385,7 @@ int ParseArgs(const std::vector<std::string>& args, Params* p,
                ") must be a multiple of 8 bytes";
     return 2;
   }
+  if (!TakeTiers(p, message)) return 2;
   return 0;
 }
 

@@ -31,6 +31,12 @@ struct Params {
   uint64_t seed = 0;              // -G: data signature
   bool verbose = false;           // -v
 
+  // --fast-root / --slow-root (both or neither; absolute, existing): the
+  // two tiers. With them every API's files go under the slow root (-o is a
+  // name there) and each write repetition reports waited and durable.
+  std::string fast_root, slow_root;
+  bool tiers() const { return !slow_root.empty(); }
+
   // -O key=value
   std::string summary_format = "text";  // summaryFormat=text|JSON
   std::string summary_file;             // summaryFile=PATH

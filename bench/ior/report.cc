@@ -45,8 +45,35 @@ std::string Num(double v) {
   return Fmt("%.12g", v);
 }
 
+// A figure that may not have been measured: null then.
+std::string OrNull(bool measured, double v) {
+  return measured ? Num(v) : "null";
+}
+
 std::string Access(const Params& p) {
   return p.file_per_proc ? "file-per-process" : "single-shared-file";
+}
+
+std::string OrDash(bool known, const char* fmt, double v) {
+  return known ? Fmt(fmt, v) : std::string("-");
+}
+
+void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
+  int n = 0;
+  double waited = 0, durable = 0, waited_mib = 0, durable_mib = 0;
+  for (const auto* r : rs) {
+    if (!r->Tiered()) continue;
+    ++n;
+    waited += r->waited;
+    durable += r->durable;
+    waited_mib += r->WaitedMiB();
+    durable_mib += r->DurableMiB();
+  }
+  if (n == 0) return;
+  s->mean_waited = waited / n;
+  s->mean_durable = durable / n;
+  s->mean_waited_mib = waited_mib / n;
+  s->mean_durable_mib = durable_mib / n;
 }
 
 }  // namespace
@@ -82,6 +109,7 @@ void Summarise(Report* report) {
         const double d = r->BandwidthMiB() - s.mean_mib;
         s.stddev_mib += d * d / rs.size();
       }
+      SummariseTiers(rs, &s);
       s.stddev_mib = std::sqrt(s.stddev_mib);
       if (t.api == "FIO-LIMIT") {
         limit[op] = s.mean_mib;
@@ -121,6 +149,10 @@ std::string TextHeader(const Report& r) {
          HumanSize(p.block * p.segments * uint64_t(r.tasks)) + "\n";
   out += Fmt("repetitions         : %d\n", p.reps);
   out += "fsync after write   : " + std::string(p.fsync ? "yes" : "no") + "\n";
+  if (p.tiers()) {
+    out += "fast root           : " + p.fast_root + "\n";
+    out += "slow root           : " + p.slow_root + "\n";
+  }
   out += "data check          : " +
          std::string(p.check_write || p.check_read
                          ? (p.check_write && p.check_read ? "write and read"
@@ -129,19 +161,35 @@ std::string TextHeader(const Report& r) {
   return out;
 }
 
-std::string TextIterHeader() {
-  return "\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  "
-         "open(s)    wr/rd(s)   close(s)   total(s)   iter\n"
-         "------    ---------  ----       ----------  ---------- ---------  "
-         "--------   --------   --------   --------   ----\n";
+std::string TextIterHeader(const Params& p) {
+  const bool t = p.tiers();
+  return std::string(
+             "\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB) "
+             "xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter") +
+         (t ? "  waited_s   waited(MiB/s) durable_s  durable(MiB/s)" : "") +
+         "\n------    ---------  ----       ----------  ---------- "
+         "---------  --------   --------   --------   --------   ----" +
+         (t ? "  --------   ------------- ---------  --------------" : "") +
+         "\n";
 }
 
 std::string TextIter(const IterResult& r, const Params& p) {
-  return Fmt("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f "
-             "%-10.6f %-10.6f %d\n",
-             r.access.c_str(), r.BandwidthMiB(), r.Iops(), r.latency,
-             p.block / 1024.0, p.transfer / 1024.0, r.open, r.io, r.close,
-             r.total, r.iter);
+  std::string out =
+      Fmt("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f "
+          "%-10.6f %-10.6f %-4d",
+          r.access.c_str(), r.BandwidthMiB(), r.Iops(), r.latency,
+          p.block / 1024.0, p.transfer / 1024.0, r.open, r.io, r.close,
+          r.total, r.iter);
+  if (p.tiers()) {
+    const bool t = r.Tiered();
+    out += Fmt("  %-10s %-13s %-10s %s",
+               OrDash(t, "%.6f", r.waited).c_str(),
+               OrDash(t, "%.2f", r.WaitedMiB()).c_str(),
+               OrDash(t, "%.6f", r.durable).c_str(),
+               OrDash(t, "%.2f", r.DurableMiB()).c_str());
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "\n";
 }
 
 std::string TextSummary(const Report& r) {
@@ -170,6 +218,15 @@ std::string TextSummary(const Report& r) {
                  (unsigned long long)p.transfer,
                  p.block * p.segments * r.tasks / 1048576.0, frac.c_str(),
                  t.api.c_str());
+    }
+  }
+  for (const auto& t : r.tests) {
+    for (const auto& s : t.summary) {
+      if (s.mean_waited < 0) continue;
+      out += Fmt("tiers     %s: mean waited_s %.6f (%.2f MiB/s), mean "
+                 "durable_s %.6f (%.2f MiB/s)\n",
+                 t.api.c_str(), s.mean_waited, s.mean_waited_mib,
+                 s.mean_durable, s.mean_durable_mib);
     }
   }
   for (const auto& t : r.tests) {
@@ -211,6 +268,10 @@ std::string Json(const Report& r) {
   out += "    \"checkRead\": " + std::string(p.check_read ? "true" : "false") + ",\n";
   out += "    \"dropCaches\": " + std::string(p.drop_caches ? "true" : "false") + ",\n";
   out += "    \"direct\": " + std::string(p.direct ? "true" : "false") + ",\n";
+  out += "    \"fastRoot\": " + (p.tiers() ? Quote(p.fast_root) : "null") +
+         ",\n";
+  out += "    \"slowRoot\": " + (p.tiers() ? Quote(p.slow_root) : "null") +
+         ",\n";
   out += "    \"storeOptions\": {";
   for (size_t i = 0; i < p.store_options.size(); ++i) {
     out += (i ? ", " : "") + Quote(p.store_options[i].first) + ": " +
@@ -239,6 +300,10 @@ std::string Json(const Report& r) {
              ", \"closeTime\": " + Num(it.close) +
              ", \"totalTime\": " + Num(it.total) +
              ", \"cpuSeconds\": " + Num(it.cpu) +
+             ", \"waitedTime\": " + OrNull(it.Tiered(), it.waited) +
+             ", \"waitedBwMiB\": " + OrNull(it.Tiered(), it.WaitedMiB()) +
+             ", \"durableTime\": " + OrNull(it.Tiered(), it.durable) +
+             ", \"durableBwMiB\": " + OrNull(it.Tiered(), it.DurableMiB()) +
              ", \"bytes\": " + std::to_string(it.bytes) +
              ", \"iter\": " + std::to_string(it.iter) + "}";
     }
@@ -257,6 +322,14 @@ std::string Json(const Report& r) {
              ", \"meanOpenTime\": " + Num(s.mean_open) +
              ", \"meanWrRdTime\": " + Num(s.mean_io) +
              ", \"meanCloseTime\": " + Num(s.mean_close) +
+             ", \"meanWaitedTime\": " +
+             OrNull(s.mean_waited >= 0, s.mean_waited) +
+             ", \"meanWaitedBwMiB\": " +
+             OrNull(s.mean_waited >= 0, s.mean_waited_mib) +
+             ", \"meanDurableTime\": " +
+             OrNull(s.mean_waited >= 0, s.mean_durable) +
+             ", \"meanDurableBwMiB\": " +
+             OrNull(s.mean_waited >= 0, s.mean_durable_mib) +
              ", \"fractionOfLimit\": " +
              (s.fraction_of_limit >= 0 ? Num(s.fraction_of_limit) : "null") + "}";
     }

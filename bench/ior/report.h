@@ -25,6 +25,17 @@ struct IterResult {
   double latency = 0;
   // CPU seconds (user + system) of all ranks between open and close.
   double cpu = 0;
+  // Writes with --fast-root/--slow-root, else < 0. waited: first open to
+  // last close (or commit) returned, what the application waited (== total);
+  // durable: first open until every rank's data is durable on the slow root.
+  double waited = -1, durable = -1;
+  bool Tiered() const { return waited >= 0 && durable >= 0; }
+  double WaitedMiB() const {
+    return waited > 0 ? bytes / 1048576.0 / waited : 0;
+  }
+  double DurableMiB() const {
+    return durable > 0 ? bytes / 1048576.0 / durable : 0;
+  }
 };
 
 struct OpSummary {
@@ -33,6 +44,10 @@ struct OpSummary {
   double max_ops = 0, min_ops = 0, mean_ops = 0;
   double mean_time = 0, mean_open = 0, mean_io = 0, mean_close = 0;
   double fraction_of_limit = -1;  // of FIO-LIMIT's mean, when it ran
+  // Means over the repetitions that measured them (writes with tiers), or
+  // < 0.
+  double mean_waited = -1, mean_durable = -1;
+  double mean_waited_mib = -1, mean_durable_mib = -1;
 };
 
 struct TestResult {
@@ -57,7 +72,9 @@ struct Report {
 // FIO-LIMIT test in the same report.
 void Summarise(Report* report);
 std::string TextHeader(const Report& report);
-std::string TextIterHeader();
+// With tiers (p.tiers()), four more columns after IOR's: waited_s, its
+// bandwidth, durable_s, its bandwidth ("-" where not measured).
+std::string TextIterHeader(const Params& p);
 std::string TextIter(const IterResult& r, const Params& p);
 std::string TextSummary(const Report& report);
 std::string Json(const Report& report);
