@@ -26,17 +26,22 @@ namespace sluice {
 namespace bench {
 namespace {
 
-// Returns once id `id` of `dataset` is durable on the slow root (the last
-// of the context's data roots). Collective.
-// TODO: the drain is being built in src/tier; this becomes
-// ctx->DrainWait(dataset, id) once Context::DrainWait exists. Until then
-// the run fails here rather than report a time it did not measure.
+// Returns once id `id` of `dataset` is durable on the slow root (the next
+// data root): every rank's share drained, verified and the id committed
+// there. Collective.
 Status WaitDurable(sluice::Context* ctx, const std::string& dataset,
                    int64_t id) {
-  (void)ctx;
-  (void)dataset;
-  (void)id;
-  return Status::NotSupported("the drain is not built yet");
+  DrainState st;
+  Status s = ctx->DrainWait(dataset, id, &st);
+  if (!s.ok()) return s;
+  if (st.phase != DrainPhase::kDurable) {
+    return Status::Incomplete("id " + std::to_string(id) +
+                              " is not durable on the slow root (drain "
+                              "phase " +
+                              std::to_string(static_cast<int>(st.phase)) +
+                              ")");
+  }
+  return Status::OK();
 }
 
 class SluiceDatasetApi : public Api {
