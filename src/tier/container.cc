@@ -93,6 +93,19 @@ bool SlotBytes(const dataset::PartRecord& p, uint64_t* out) {
   return true;
 }
 
+// The containers of a plan (rec.ranks and rec.nodes > 0, group >= 0).
+int ContainerCount(const dataset::CommitRecord& rec, Aggregation aggregation,
+                   int group) {
+  switch (aggregation) {
+    case Aggregation::kNN:
+      return rec.ranks;
+    case Aggregation::kNM:
+      return group > 0 ? (rec.ranks - 1) / group + 1 : rec.nodes;
+    default:
+      return 1;
+  }
+}
+
 uint64_t ChunksFor(uint64_t packed, uint64_t chunk_bytes) {
   return packed / chunk_bytes + (packed % chunk_bytes != 0 ? 1 : 0);
 }
@@ -205,23 +218,15 @@ Status MakePlan(const dataset::CommitRecord& rec, Aggregation aggregation,
                  std::to_string(rec.nodes) + " nodes");
     }
   }
+  if (aggregation != Aggregation::kNN && aggregation != Aggregation::kNM &&
+      aggregation != Aggregation::kN1) {
+    return bad("unknown aggregation " +
+               std::to_string(static_cast<int>(aggregation)));
+  }
   DrainPlan plan;
   plan.aggregation = aggregation;
-  switch (aggregation) {
-    case Aggregation::kNN:
-      plan.containers = rec.ranks;
-      break;
-    case Aggregation::kNM:
-      plan.group = group;
-      plan.containers = group > 0 ? (rec.ranks - 1) / group + 1 : rec.nodes;
-      break;
-    case Aggregation::kN1:
-      plan.containers = 1;
-      break;
-    default:
-      return bad("unknown aggregation " +
-                 std::to_string(static_cast<int>(aggregation)));
-  }
+  plan.group = aggregation == Aggregation::kNM ? group : 0;
+  plan.containers = ContainerCount(rec, aggregation, group);
   plan.pieces = rec.nodes;
   plan.piece_of_rank = rec.node_of_rank;
   auto container_of = [&](int rank) {
@@ -372,17 +377,20 @@ Status DecodeIndex(std::string_view data, const std::string& what,
                ", group " + std::to_string(group) + ", chunk bytes " +
                std::to_string(x.chunk_bytes) + ")");
   }
-  s = MakePlan(x.record, static_cast<Aggregation>(aggregation),
-               static_cast<int>(group), &x.plan);
-  if (!s.ok()) return bad("no plan: " + s.message());
-  if (static_cast<uint32_t>(x.plan.group) != group) {
-    return bad("aggregation group " + std::to_string(group) +
-               " given with " + AggregationName(x.plan.aggregation));
+  const Aggregation agg = static_cast<Aggregation>(aggregation);
+  if (agg != Aggregation::kNM && group != 0) {
+    return bad("aggregation group " + std::to_string(group) + " given with " +
+               AggregationName(agg));
   }
-  if (containers != static_cast<uint32_t>(x.plan.containers)) {
+  // Checked before the plan is made: its size follows the count.
+  const int want = ContainerCount(x.record, agg, static_cast<int>(group));
+  if (containers != static_cast<uint32_t>(want) ||
+      containers > rd.in.size() / 8) {
     return bad(std::to_string(containers) + " containers where the plan has " +
-               std::to_string(x.plan.containers));
+               std::to_string(want));
   }
+  s = MakePlan(x.record, agg, static_cast<int>(group), &x.plan);
+  if (!s.ok()) return bad("no plan: " + s.message());
   for (size_t c = 0; c < containers; ++c) {
     const uint64_t size = rd.U64();
     if (rd.bad) return bad("malformed body (container sizes)");
