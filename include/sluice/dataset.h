@@ -139,6 +139,9 @@ struct DrainState {
   // This process's share (its store's parts), durable on the destination.
   uint64_t bytes_done = 0;
   uint64_t bytes_total = 0;
+  // Of bytes_done, those an earlier drain (a killed job's) had made
+  // durable: found in its journal, not copied again.
+  uint64_t bytes_resumed = 0;
   Status error;
 };
 

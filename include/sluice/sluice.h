@@ -374,6 +374,8 @@ typedef struct sluice_drain_state_t {
   int root;              /* index in data_roots of the destination, or -1 */
   uint64_t bytes_done;   /* this process's share, durable on the root */
   uint64_t bytes_total;
+  uint64_t bytes_resumed; /* of bytes_done, found durable from an earlier,
+                             interrupted drain (not copied again) */
   int error;             /* SLUICE_FAILED: the error's code */
   char message[256];     /* and its message (truncated), NUL-terminated */
 } sluice_drain_state_t;

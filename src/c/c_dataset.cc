@@ -185,6 +185,7 @@ void ToC(const sluice::DrainState& st, sluice_drain_state_t* out) {
   out->root = st.root;
   out->bytes_done = st.bytes_done;
   out->bytes_total = st.bytes_total;
+  out->bytes_resumed = st.bytes_resumed;
   out->error = static_cast<int>(st.error.code());
   const std::string& m = st.error.message();
   const size_t n = std::min(m.size(), sizeof out->message - 1);

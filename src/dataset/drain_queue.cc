@@ -11,6 +11,7 @@ void DrainQueue::Add(std::shared_ptr<DrainJob> job) {
   std::lock_guard<std::mutex> lock(mu_);
   job->options.stop = &stop_;
   job->options.bytes_done = &job->done;
+  job->options.bytes_total = &job->total;
   jobs_[{job->dataset, job->id}] = job;
   if (stopping_) {
     job->phase = DrainPhase::kFailed;
@@ -38,7 +39,8 @@ DrainState DrainQueue::State(const DrainJob& job) {
   st.root = job.dst_root;
   st.root_path = job.dst_root_path;
   st.bytes_done = job.done.load();
-  st.bytes_total = job.total;
+  st.bytes_total = job.total.load();
+  st.bytes_resumed = job.resumed;
   st.error = job.error;
   return st;
 }
@@ -67,7 +69,7 @@ Status DrainQueue::WaitAll(bool progress, const std::string& what) {
         }
         ++left;
         done += j->done.load();
-        total += j->total;
+        total += j->total.load();
       }
       const double s = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - t0)
@@ -142,7 +144,7 @@ void DrainQueue::Run() {
     }
     lock.lock();
     --running_;
-    job->total = r.total;
+    job->resumed = r.resumed;
     if (s.ok() && !r.busy.empty()) {
       // Another process drains this store now (`sluice drain`): its
       // share is done when that process is.

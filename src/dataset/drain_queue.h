@@ -33,10 +33,10 @@ struct DrainJob {
   int keep_dst = 0;  // keep_last on the destination (0: all)
   tier::DrainOptions options;
 
-  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> done{0}, total{0};
   // GUARDED_BY(DrainQueue::mu_)
   DrainPhase phase = DrainPhase::kQueued;
-  uint64_t total = 0;
+  uint64_t resumed = 0;
   bool durable = false;  // the whole id is on the destination
   Status error;
 };

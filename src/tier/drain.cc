@@ -369,6 +369,7 @@ class WriterDrain {
         const PartRecord& p = rec_.elements[e].parts[i];
         if (p.writer != w_) continue;
         out_->total += ReadSpan(p);
+        if (opt_.bytes_total) opt_.bytes_total->fetch_add(ReadSpan(p));
         const uint64_t had = state_.parts[e][i].packed_bytes();
         out_->resumed += had;
         if (opt_.bytes_done) opt_.bytes_done->fetch_add(had);

@@ -62,6 +62,8 @@ struct DrainOptions {
   // Progress, added to as bytes become durable on DST (resumed ones
   // included); may be null.
   std::atomic<uint64_t>* bytes_done = nullptr;
+  // The bytes to drain, added to as each writer's drain begins; may be null.
+  std::atomic<uint64_t>* bytes_total = nullptr;
   // Set by another thread to stop early (Incomplete).
   const std::atomic<bool>* stop = nullptr;
 };
