@@ -28,7 +28,7 @@ for kind in "${kinds[@]}"; do
       # datasets, the C API, the crash driver (its writers are killed: only
       # the checker's reports count).
       # (Not WriteBuffersAreOnHugePages: ASan's allocator maps its own.)
-      regex='^(Backends|Layouts|Configs|Config[A-Z]|Dataset|Seeds|StoreOpen|VlogRead|KV|Kv|Fs|Stream|OpenError|FaultEnvTest|c_api|c_files|c_mounts|crash\.kv\.(rocksdb|leveldb)(\.power|\.fault)?$)'
+      regex='^(Backends|Layouts|Configs|Config[A-Z]|Dataset|Tiers|TierContainer|Seeds|StoreOpen|VlogRead|KV|Kv|Fs|Stream|OpenError|FaultEnvTest|c_api|c_files|c_mounts|crash\.kv\.(rocksdb|leveldb)(\.power|\.fault)?$)'
       exclude='WriteBuffersAreOnHugePages'
       export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
       export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -40,7 +40,7 @@ for kind in "${kinds[@]}"; do
       # the memtable's arena, which RocksDB orders with atomics TSan does
       # not see, and the copy's stack loses RocksDB's frames.)
       exclude='rocksdb_layout_lsm|rocksdb_lsm|rocksdb_blob'
-      regex='^(Dataset|Configs/HammerTest|Configs/StoreOverFaultEnv|VlogRead|Configs/CrashAfter|Layouts/ValueLogTest\.(IteratorsOnManyThreads|StoresOpenTogether)|.*KVTest\.(ConcurrentAppends|FourThreads)|c_mounts$|crash\.kv\.rocksdb$)'
+      regex='^(Dataset|Tiers|Configs/HammerTest|Configs/StoreOverFaultEnv|VlogRead|Configs/CrashAfter|Layouts/ValueLogTest\.(IteratorsOnManyThreads|StoresOpenTogether)|.*KVTest\.(ConcurrentAppends|FourThreads)|c_mounts$|crash\.kv\.rocksdb$)'
       export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
       ;;
   esac

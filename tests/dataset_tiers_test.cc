@@ -188,7 +188,7 @@ TEST_F(TiersTest, EveryAggregationDrainsAndReadsInPlaceWithTheFirstRootGone) {
     }
     EXPECT_EQ(Ls(Ctx(slow_) + "/data/d.7"), want);
     EXPECT_EQ(Ls(Ctx(slow_) + "/commit"), std::vector<std::string>{"d.7.index"});
-    EXPECT_TRUE(Ls(Ctx(slow_) + "/drain").empty());
+    EXPECT_EQ(Ls(Ctx(slow_) + "/drain"), std::vector<std::string>{"lock"});
     // Every byte back, by 3 ranks on 1 node, the first root gone.
     ASSERT_EQ(system(("rm -rf " + Ctx(fast_)).c_str()), 0);
     Job({0, 0, 0}, [&](Context* ctx, int) {
@@ -333,6 +333,86 @@ TEST_F(TiersTest, AnUnusableFirstRootSendsDataToTheNext) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find(ro_dir), std::string::npos) << s.ToString();
   EXPECT_NE(s.message().find(full_dir), std::string::npos) << s.ToString();
+}
+
+// A first root that fills up while an id is written: each rank's parts
+// move to the next root, what a failed flush left in memory included, and
+// the id commits there whole.
+TEST_F(TiersTest, ARootThatFillsUpMidWriteSendsTheIdToTheNext) {
+  const std::string small = dir_.path() + "/small";
+  test::SmallTmpfs tmpfs(small, "16m");
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
+  Set("SLUICE_DATA_ROOTS", small + "," + slow_);
+  Set("SLUICE_STAGE_MODE", "disable");
+  constexpr size_t kPiece = 256 * 1024;
+  constexpr int kPieces = 32;  // 8 MiB a rank, 24 MiB in all
+  Job({0, 0, 0}, [&](Context* ctx, int rank) {
+    EXPECT_EQ(ctx->root(), small + "/ctx");
+    std::unique_ptr<Dataset> ds;
+    ASSERT_TRUE(ctx->OpenDataset("d", 5, kDatasetWrite, &ds).ok());
+    std::unique_ptr<Element> field, own;
+    ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &field).ok());
+    ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own).ok());
+    const uint64_t base = static_cast<uint64_t>(rank) * kPiece * kPieces;
+    for (int i = 0; i < kPieces; ++i) {
+      const std::string b = Bytes(5, 1, base + i * kPiece, kPiece);
+      Status s = field->Write(base + i * kPiece, b.data(), b.size());
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      const std::string u = Bytes(5, 100 + rank, i * 1000, 1000);
+      s = own->Write(i * 1000, u.data(), u.size());
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    Status s = ds->Close();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(ds->stats().root, slow_);
+  });
+  // The id is on the slow root, whole; nothing of it is left on the full
+  // one but its emptied stores.
+  EXPECT_TRUE(Exists(Ctx(slow_) + "/commit/d.5"));
+  EXPECT_FALSE(Exists(Ctx(small) + "/commit/d.5"));
+  Set("SLUICE_DATA_ROOTS", small + "," + slow_);
+  Job({0, 0}, [&](Context* ctx, int) {
+    std::unique_ptr<Dataset> ds;
+    Status s = ctx->OpenDataset("d", kDatasetIdHighest, kDatasetRead, &ds);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(ds->id(), 5);
+    std::unique_ptr<Element> field;
+    ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &field).ok());
+    std::string buf(3 * kPiece * kPieces, '\0');
+    size_t got = 0;
+    s = field->Read(0, &buf[0], buf.size(), &got);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(buf == Bytes(5, 1, 0, buf.size()));
+    for (int r = 0; r < 3; ++r) {
+      std::unique_ptr<Element> own;
+      ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own, r).ok());
+      std::string u(kPieces * 1000, '\0');
+      s = own->Read(0, &u[0], u.size(), &got);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(u, Bytes(5, 100 + r, 0, u.size()));
+    }
+    ASSERT_TRUE(ds->Close().ok());
+    EXPECT_EQ(ds->stats().read_root, slow_);
+  });
+  // With no root after it, a full root is an error naming it.
+  Set("SLUICE_DATA_ROOTS", small);
+  Job({0}, [&](Context* ctx, int) {
+    std::unique_ptr<Dataset> ds;
+    ASSERT_TRUE(ctx->OpenDataset("d", 6, kDatasetWrite, &ds).ok());
+    std::unique_ptr<Element> field;
+    ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &field).ok());
+    const std::string b(kPiece, 'x');
+    Status s;
+    for (int i = 0; s.ok() && i < 64; ++i) {
+      s = field->Write(i * kPiece, b.data(), b.size());
+    }
+    if (s.ok()) s = ds->Close();
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find(small), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("last of data_roots"), std::string::npos)
+        << s.ToString();
+    ds->Close();
+  });
 }
 
 }  // namespace

@@ -343,31 +343,49 @@ Status InitContext(std::unique_ptr<Group> group, const std::string& name,
   s = g->Agree(s, "configuring context " + name);
   if (!s.ok()) return s;
   c->name = name;
-  // The first data root every rank can write to (tiers.cc).
-  s = ChooseRoot(c.get());
-  if (!s.ok()) return s;
-  s = posix::CreateDirs(c->commit_dir);
-  // The directories just made survive a power cut with the first record.
-  if (s.ok()) s = posix::SyncDir(c->root);
-  if (s.ok()) s = posix::SyncDir(c->data_root);
-  // Every rank opens its store now (a checkpoint never pays for it),
-  // except where file_per_node sends its parts to its node's leader: a
-  // rank that is not a leader opens one only if it has one (to reclaim it)
-  // or when a basic-mode dataset needs it.
-  if (s.ok()) {
-    bool open = c->HoldsParts(
-        c->config.Get("dataset_mode").value == "file_per_node"
-            ? kModeFilePerNode
-            : kModeBasic);
-    if (!open) {
-      posix::PathKind kind;
-      s = posix::Probe(c->StorePath(g->rank()), &kind);
-      open = s.ok() && kind != posix::PathKind::kMissing;
+  // The first data root every rank can write to (tiers.cc), and where
+  // every rank can open its store: a root too full for a store (or
+  // failing) passes to the next one.
+  for (int first = 0;;) {
+    s = ChooseRoot(c.get(), first);
+    if (!s.ok()) return s;
+    s = posix::CreateDirs(c->commit_dir);
+    // The directories just made survive a power cut with the first record.
+    if (s.ok()) s = posix::SyncDir(c->root);
+    if (s.ok()) s = posix::SyncDir(c->data_root);
+    // Every rank opens its store now (a checkpoint never pays for it),
+    // except where file_per_node sends its parts to its node's leader: a
+    // rank that is not a leader opens one only if it has one (to reclaim
+    // it) or when a basic-mode dataset needs it.
+    if (s.ok()) {
+      bool open = c->HoldsParts(
+          c->config.Get("dataset_mode").value == "file_per_node"
+              ? kModeFilePerNode
+              : kModeBasic);
+      if (!open) {
+        posix::PathKind kind;
+        s = posix::Probe(c->StorePath(g->rank()), &kind);
+        open = s.ok() && kind != posix::PathKind::kMissing;
+      }
+      if (s.ok() && open) s = c->OwnStore();
     }
-    if (s.ok() && open) s = c->OwnStore();
+    s = g->Agree(s, "initialising context " + name + " in data root " +
+                        c->data_root);
+    if (s.ok()) break;
+    if (c->fs) {
+      c->fs->Close();
+      c->fs.reset();
+      c->store_sink.reset();
+    }
+    if (!RootFailed(s) || c->root_index + 1 >= static_cast<int>(c->roots.size())) {
+      return s;
+    }
+    if (g->rank() == 0) {
+      fprintf(stderr, "sluice: context %s: %s; trying the next data root\n",
+              name.c_str(), s.ToString().c_str());
+    }
+    first = c->root_index + 1;
   }
-  s = g->Agree(s, "initialising context " + name);
-  if (!s.ok()) return s;
   s = ReclaimUncommitted(c.get());
   if (s.ok()) s = StartNodeWriter(c.get());
   if (s.ok()) s = StartTiers(c.get());
@@ -496,33 +514,43 @@ Status Context::UnlinkId(const std::string& name, int64_t id) {
   if (s.ok() && c->read_only) {
     s = Status::InvalidArgument("context " + c->name + " is open read-only");
   }
-  if (s.ok() && g->rank() == 0) {
-    const std::string rec = c->commit_dir + "/" + dataset::RecordName(name, id);
-    if (unlink(rec.c_str()) != 0) {
-      s = errno == ENOENT
-              ? Status::NotFound("dataset " + name + " has no committed id " +
-                                 std::to_string(id))
-              : posix::Error("cannot remove", rec, errno);
-    }
-    if (s.ok()) s = posix::SyncDir(c->commit_dir);
-  }
+  // Its drain, queued or running here, ends first.
+  if (s.ok() && c->drains) c->drains->Cancel(name, id);
+  // Rank 0 removes every copy: drained ones (their index first), then the
+  // records of the roots that hold its stores, the context's last; the
+  // id is gone once they are (a failure midway leaves it readable).
+  std::string roots;  // the roots whose stores hold it
+  if (s.ok() && g->rank() == 0) s = dataset::UnlinkEverywhere(c, name, id, &roots);
   s = g->Agree(s, "unlinking " + name + " id " + std::to_string(id));
   if (!s.ok()) return s;
-  // Its copies: other nodes' records, drained copies on later roots.
-  s = dataset::UnlinkCopies(c, name, id);
+  s = g->Broadcast(&roots, 0);
+  // Other nodes' copies of the records (node-local roots).
+  if (s.ok()) s = dataset::UnlinkCopies(c, name, id, roots);
   s = g->Agree(s, "unlinking the copies of " + name + " id " +
                       std::to_string(id));
   if (!s.ok()) return s;
   // The id is gone; its data goes now, or, if this fails, at the next
   // context's open (it has no record).
   const std::string dir = "/" + name + "/" + std::to_string(id);
-  s = dataset::ForEachStore(c, [&](FileSystem* f) {
+  auto remove = [&](FileSystem* f) {
     FileInfo info;
     Status r = f->Stat(dir, &info);
     if (r.IsNotFound()) return Status::OK();  // nothing of it here
     if (r.ok()) r = dataset::RemoveFsTree(f, dir);
     return r.ok() ? f->Sync() : r;
-  });
+  };
+  s = dataset::ForEachStore(c, remove);
+  // This rank's stores on the other roots that held it (a fallback).
+  for (size_t pos = 0; s.ok() && pos < roots.size();) {
+    const size_t nl = roots.find('\n', pos);
+    const int k = atoi(roots.c_str() + pos);
+    pos = nl + 1;
+    if (k == c->root_index) continue;
+    FileSystem* f = nullptr;
+    Status r = c->StoreAt(k, false, &f);
+    if (r.ok()) r = remove(f);
+    if (!r.IsNotFound()) s = r;
+  }
   return g->Agree(s, "removing the data of " + name + " id " +
                          std::to_string(id));
 }
@@ -651,7 +679,36 @@ Status Context::Finish(bool wait_drains) {
   // Their sinks live on with the context: a dataset still open refers to
   // one, and finds its requests failing.
   if (c->node_server) c->node_server->Stop();
-  Status f = c->fs ? c->fs->Close() : Status::OK();
+  // A store closes with an error when it could not write what it holds;
+  // one whose root failed under an id holds nothing a commit needs (its
+  // committed ids were durable at their commits, the rest moved on).
+  auto close = [c](FileSystem* f) {
+    Status r = f->Close();
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(c->mu);
+      failed = c->failed_fs.count(f) > 0;
+    }
+    if (!r.ok() && failed) {
+      fprintf(stderr,
+              "sluice: context %s: the store %s, whose data root failed "
+              "under a dataset id, closed with: %s\n",
+              c->name.c_str(), dataset::AsWriter(f)->store()->path().c_str(),
+              r.ToString().c_str());
+      r = Status::OK();
+    }
+    return r;
+  };
+  Status f = c->fs ? close(c->fs.get()) : Status::OK();
+  std::map<int, std::unique_ptr<FileSystem>> others;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    others.swap(c->root_fs);
+  }
+  for (auto& [k, other] : others) {
+    Status r = close(other.get());
+    if (f.ok()) f = r;
+  }
   if (s.ok()) s = d;
   return s.ok() ? f : s;
 }

@@ -114,15 +114,23 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   }
   if (s.ok() && g->rank() == 0) {
     if (write) {
-      const std::string rec =
-          c->commit_dir + "/" + dataset::RecordName(name, id);
-      posix::PathKind kind;
-      Status p = posix::Probe(rec, &kind);
-      if (p.ok() && kind != posix::PathKind::kMissing) {
-        s = Status::AlreadyExists(IdText(name, id) +
-                                  " is already committed (unlink it first)");
-      } else if (!p.ok()) {
-        s = p;
+      // Committed on any root, or drained to one: unlink it first.
+      for (size_t k = 0; s.ok() && k < c->roots.size(); ++k) {
+        const std::string commit =
+            posix::JoinPath(c->RootDir(static_cast<int>(k)), "commit");
+        for (const std::string& n :
+             {dataset::RecordName(name, id), tier::IndexName(name, id)}) {
+          posix::PathKind kind;
+          Status p = posix::Probe(posix::JoinPath(commit, n), &kind);
+          if (p.ok() && kind != posix::PathKind::kMissing) {
+            s = Status::AlreadyExists(
+                IdText(name, id) + " is already committed (" +
+                posix::JoinPath(commit, n) + "; unlink it first)");
+          } else if (!p.ok() && static_cast<int>(k) == c->root_index) {
+            s = p;
+          }
+          if (!s.ok()) break;
+        }
       }
     } else {
       s = dataset::FindReadable(c, name, id, visible, &record);
@@ -132,6 +140,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
   if (!s.ok()) return s;
   if (write) {
     d->id = id;
+    d->root_k = c->root_index;
     d->dir = "/" + name + "/" + std::to_string(id);
     s = g->Broadcast(&mode, 0);
     d->mode = mode == "file_per_node" ? dataset::kModeFilePerNode
@@ -153,16 +162,18 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
     if (!s.ok()) return s;
   } else {
     s = g->Broadcast(&record, 0);
-    if (s.ok() && record.size() < 8) {
+    if (s.ok() && record.size() < 12) {
       s = Status::Corruption("malformed record of " + IdText(name, id));
     }
     if (s.ok()) {
-      // The root it is read from and that of its drained copy (-1: none).
+      // The root it is read from as drained, that of its drained copy
+      // (-1: none), and the root of its stores.
       const int from = static_cast<int32_t>(DecodeFixed32(record.data()));
       d->drained_root = static_cast<int32_t>(DecodeFixed32(record.data() + 4));
+      d->store_root = static_cast<int32_t>(DecodeFixed32(record.data() + 8));
       d->from_drained = from >= 0;
       if (d->from_drained) d->drained_root = from;
-      s = dataset::DecodeRecord(std::string_view(record).substr(8),
+      s = dataset::DecodeRecord(std::string_view(record).substr(12),
                                 "of " + IdText(name, id), &d->record);
     }
     if (!s.ok()) return s;
@@ -195,7 +206,11 @@ Status DatasetImpl::Store(int w, std::shared_ptr<fs::FsStore>* out) {
   so.snapshot_reads = true;
   so.create_if_missing = false;
   std::unique_ptr<fs::FsStore> st;
-  Status s = fs::FsStore::Open(so, ctx->StorePath(w), w, &st);
+  const std::string path =
+      store_root == ctx->root_index || ctx->roots.empty()
+          ? ctx->StorePath(w)
+          : fs::WriterStorePath(ctx->RootDir(store_root), w);
+  Status s = fs::FsStore::Open(so, path, w, &st);
   if (s.IsBusy()) {
     return Status::Busy(std::string(s.message()) +
                         " (a LevelDB store cannot be read while its writer "
@@ -240,10 +255,19 @@ DatasetStats DatasetImpl::Stats() const {
   st.read = read.Get();
   st.close = close.Get();
   st.root = ctx->data_root;
+  if (write && !ctx->roots.empty()) {
+    // Where the id went: the context's root, or one it fell back to.
+    st.root = ctx->roots[static_cast<size_t>(root_k)];
+  }
   if (!write) {
-    st.read_root = from_drained && drained_root >= 0
-                       ? ctx->roots[static_cast<size_t>(drained_root)]
-                       : ctx->data_root;
+    std::lock_guard<std::mutex> lock(stores_mu);
+    if (from_drained && drained_root >= 0) {
+      st.read_root = ctx->roots[static_cast<size_t>(drained_root)];
+    } else if (!ctx->roots.empty()) {
+      st.read_root = ctx->roots[static_cast<size_t>(store_root)];
+    } else {
+      st.read_root = ctx->data_root;
+    }
     st.fallback_reads = fallback_reads.load();
   }
   return st;
@@ -353,9 +377,17 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
     e->write = d->write;
   }
   if (d->write) {
-    s = d->sink->MakeDirs(path.substr(0, path.rfind('/')));
     std::unique_ptr<dataset::PartFile> f;
-    if (s.ok()) s = d->sink->Create(path, &f);
+    for (;;) {
+      std::shared_lock<std::shared_mutex> sw(d->switch_mu);
+      const int at = d->root_k;
+      s = d->sink->MakeDirs(path.substr(0, path.rfind('/')));
+      if (s.ok()) s = d->sink->Create(path, &f);
+      if (s.ok() || !dataset::RootFailed(s)) break;
+      sw.unlock();
+      s = d->FallBack(s, at);  // then again, on the next root
+      if (!s.ok()) break;
+    }
     if (!s.ok()) return s;
     std::lock_guard<std::mutex> elock(e->mu);
     e->file = std::move(f);
@@ -434,6 +466,17 @@ Status Dataset::Close() {
   } else {
     std::vector<ElementRecord> index;
     s = d->CloseElements(&index);
+    // Every rank's parts on one root: where any rank had to fall back to.
+    const int was = d->root_k;
+    int top = d->root_k;
+    Status o = d->OneRoot(&top);
+    if (s.ok()) s = o;
+    if (s.ok() && d->root_k != was) {
+      index.clear();
+      s = d->CloseElements(&index);  // the parts as they are there
+    }
+    const std::string commit_dir =
+        posix::JoinPath(c->RootDir(top), "commit");
     const ConfigValue fail = c->Get("test_fail_commit_rank", d->name);
     if (s.ok() && atoi(fail.value.c_str()) == g->rank() &&
         fail.value != "-1") {
@@ -449,7 +492,11 @@ Status Dataset::Close() {
       Status b = g->NodeBarrier();
       if (s.ok()) s = b;
     }
-    if (s.ok() && holder) s = c->fs->Sync();
+    if (s.ok() && holder) {
+      FileSystem* f = nullptr;
+      s = c->StoreAt(top, true, &f);
+      if (s.ok()) s = f->Sync();
+    }
     // ...and every rank's, or none commits. (The wait for the slowest
     // rank's data counts as sync, not as the commit's cost.)
     s = g->Agree(s, what);
@@ -494,7 +541,7 @@ Status Dataset::Close() {
       if (r.ok()) {
         rec.elements = dataset::MergeElements(ranks);
         const std::string path =
-            c->commit_dir + "/" + dataset::RecordName(d->name, d->id);
+            commit_dir + "/" + dataset::RecordName(d->name, d->id);
         posix::PathKind kind;
         r = posix::Probe(path, &kind);
         if (r.ok() && kind != posix::PathKind::kMissing) {
@@ -506,7 +553,7 @@ Status Dataset::Close() {
           if (!r.ok()) {
             // The rename may have happened before what failed (the
             // directory's fsync): a close that fails must leave no id.
-            if (unlink(path.c_str()) == 0) posix::SyncDir(c->commit_dir);
+            if (unlink(path.c_str()) == 0) posix::SyncDir(commit_dir);
           }
         }
       }
@@ -521,7 +568,9 @@ Status Dataset::Close() {
     // The id is committed. A node-local root gets the record on every
     // node; then the drain to the next root is queued, and older ids
     // beyond keep_last go.
-    if (s.ok()) dataset::AfterCommit(c, rec_bytes, d->name, d->id, d->mode);
+    if (s.ok()) {
+      dataset::AfterCommit(c, rec_bytes, d->name, d->id, d->mode, top);
+    }
     d->commit.Add(0, NowNs() - tc);
   }
   d->close.Add(0, NowNs() - t0);
@@ -573,41 +622,55 @@ Status ElementImpl::Write(uint64_t offset, const char* buf, size_t n) {
   if (!write) {
     return Status::InvalidArgument("element " + name + " is open for reading");
   }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (closed || closing) {
-      return Status::InvalidArgument("element " + name + " is closed");
+  for (;;) {
+    // Shared with other writes; a move of the parts to another root waits.
+    std::shared_lock<std::shared_mutex> sw(ds->switch_mu);
+    const int at = ds->root_k;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (closed || closing) {
+        return Status::InvalidArgument("element " + name + " is closed");
+      }
+      if (offset > (1ull << 62) || n > (1ull << 62) - offset) {
+        // The data is not stored: the id must not commit as if it were.
+        Status s = Status::InvalidArgument("element " + name +
+                                           ": write past offset 2^62");
+        if (error.ok()) error = s;
+        return s;
+      }
+      if (n == 0) return Status::OK();
+      ++inflight;
     }
-    if (offset > (1ull << 62) || n > (1ull << 62) - offset) {
-      // The data is not stored: the id must not commit as if it were.
-      Status s = Status::InvalidArgument("element " + name +
-                                         ": write past offset 2^62");
+    const uint64_t t0 = NowNs();
+    Status s = file->PWrite(buf, n, offset);
+    if (s.ok()) ds->write_c.Add(n, NowNs() - t0);
+    std::unique_lock<std::mutex> lock(mu);
+    if (--inflight == 0) idle.notify_all();
+    if (!s.ok()) {
+      if (dataset::RootFailed(s)) {
+        // The root is full or failing: the parts move to the next root,
+        // and this write is made again there.
+        lock.unlock();
+        sw.unlock();
+        s = ds->FallBack(s, at);
+        if (s.ok()) continue;
+        lock.lock();
+      }
       if (error.ok()) error = s;
       return s;
     }
-    if (n == 0) return Status::OK();
-    ++inflight;
+    uint64_t b = offset, e = offset + n;
+    auto it = ranges.upper_bound(b);
+    if (it != ranges.begin() && std::prev(it)->second >= b) --it;
+    while (it != ranges.end() && it->first <= e) {
+      b = std::min(b, it->first);
+      e = std::max(e, it->second);
+      it = ranges.erase(it);
+    }
+    ranges[b] = e;
+    end = std::max(end, offset + n);
+    return Status::OK();
   }
-  const uint64_t t0 = NowNs();
-  Status s = file->PWrite(buf, n, offset);
-  if (s.ok()) ds->write_c.Add(n, NowNs() - t0);
-  std::lock_guard<std::mutex> lock(mu);
-  if (--inflight == 0) idle.notify_all();
-  if (!s.ok()) {
-    if (error.ok()) error = s;
-    return s;
-  }
-  uint64_t b = offset, e = offset + n;
-  auto it = ranges.upper_bound(b);
-  if (it != ranges.begin() && std::prev(it)->second >= b) --it;
-  while (it != ranges.end() && it->first <= e) {
-    b = std::min(b, it->first);
-    e = std::max(e, it->second);
-    it = ranges.erase(it);
-  }
-  ranges[b] = e;
-  end = std::max(end, offset + n);
-  return Status::OK();
 }
 
 Status ElementImpl::Read(uint64_t offset, char* buf, size_t n, size_t* got) {
@@ -757,6 +820,34 @@ Status ElementImpl::Close() {
   for (auto& r : wait) {
     Status w = r->Wait(nullptr);
     if (s.ok()) s = w;
+  }
+  // Held to the end: the parts do not move while this one closes.
+  std::shared_lock<std::shared_mutex> sw(ds->switch_mu, std::defer_lock);
+  if (write) {
+    // What the file buffers goes to the store first: a full root shows
+    // here, while the bytes can still move to the next one.
+    for (;;) {
+      sw.lock();
+      const int at = ds->root_k;
+      Status fl;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        idle.wait(lock, [this] { return inflight == 0; });
+        if (closed) return error;
+        if (file) fl = file->Flush();
+      }
+      if (fl.ok() || !dataset::RootFailed(fl)) {
+        if (s.ok()) s = fl;
+        break;
+      }
+      sw.unlock();
+      fl = ds->FallBack(fl, at);
+      if (!fl.ok()) {
+        if (s.ok()) s = fl;
+        sw.lock();
+        break;
+      }
+    }
   }
   std::unique_lock<std::mutex> lock(mu);
   idle.wait(lock, [this] { return inflight == 0; });

@@ -9,10 +9,15 @@ namespace dataset {
 
 void DrainQueue::Add(std::shared_ptr<DrainJob> job) {
   std::lock_guard<std::mutex> lock(mu_);
-  job->options.stop = &stop_;
+  job->options.stop = &job->stop;
   job->options.bytes_done = &job->done;
   job->options.bytes_total = &job->total;
-  jobs_[{job->dataset, job->id}] = job;
+  auto& slot = jobs_[{job->dataset, job->id}];
+  if (slot && (slot->phase == DrainPhase::kQueued ||
+               slot->phase == DrainPhase::kDraining)) {
+    return;  // queued or draining already
+  }
+  slot = job;
   if (stopping_) {
     job->phase = DrainPhase::kFailed;
     job->error = Status::InvalidArgument("the context has ended");
@@ -86,12 +91,28 @@ Status DrainQueue::WaitAll(bool progress, const std::string& what) {
   return Status::OK();
 }
 
+void DrainQueue::Cancel(const std::string& dataset, int64_t id) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = jobs_.find({dataset, id});
+  if (it == jobs_.end()) return;
+  std::shared_ptr<DrainJob> job = it->second;
+  jobs_.erase(it);
+  for (auto q = queue_.begin(); q != queue_.end(); ++q) {
+    if (*q == job) {
+      queue_.erase(q);
+      return;
+    }
+  }
+  job->stop = true;
+  cv_.wait(lock, [&] { return job->phase != DrainPhase::kDraining; });
+}
+
 void DrainQueue::Stop() {
   std::vector<std::thread> pool;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    stop_ = true;
+    for (auto& [key, j] : jobs_) j->stop = true;
     pool.swap(pool_);
     cv_.notify_all();
   }
@@ -131,7 +152,8 @@ void DrainQueue::Run() {
     lock.unlock();
     tier::DrainResult r;
     Status s = tier::DrainId(job->src_dir, job->dst_dir, job->dataset,
-                             job->id, job->writers, source_, job->options, &r);
+                             job->id, job->writers, job->source.get(),
+                             job->options, &r);
     if (s.ok() && r.published && job->keep_dst > 0) {
       // The id is complete there: older ones beyond keep_last go.
       Status k = tier::KeepLastDrained(job->dst_dir, job->dataset,
@@ -145,12 +167,9 @@ void DrainQueue::Run() {
     lock.lock();
     --running_;
     job->resumed = r.resumed;
-    if (s.ok() && !r.busy.empty()) {
-      // Another process drains this store now (`sluice drain`): its
-      // share is done when that process is.
-      s = Status::Busy("another process is draining dataset " +
-                       job->dataset + " id " + std::to_string(job->id));
-    }
+    // A writer another process drains now (`sluice drain`) is that
+    // process's to finish: this share counts as handed over, and the id
+    // is durable when the index is there (GetDrainState looks).
     if (s.ok()) {
       job->durable = r.durable;
       job->phase = DrainPhase::kDurable;

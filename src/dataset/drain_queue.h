@@ -29,11 +29,15 @@ struct DrainJob {
   int dst_root = -1;
   std::string dst_root_path;
   std::vector<int> writers;      // this process's stores
+  // Where they are (lives as long as the job; the store it reads as long
+  // as the context, which stops the queue before closing its stores).
+  std::unique_ptr<tier::StoreSource> source;
   bool skip_if_superseded = false;  // stage_mode auto
   int keep_dst = 0;  // keep_last on the destination (0: all)
   tier::DrainOptions options;
 
   std::atomic<uint64_t> done{0}, total{0};
+  std::atomic<bool> stop{false};  // the drain stops at its next flush
   // GUARDED_BY(DrainQueue::mu_)
   DrainPhase phase = DrainPhase::kQueued;
   uint64_t resumed = 0;
@@ -43,9 +47,7 @@ struct DrainJob {
 
 class DrainQueue {
  public:
-  // `source` outlives the queue's threads (Stop before it goes).
-  DrainQueue(int threads, tier::StoreSource* source)
-      : threads_(threads < 1 ? 1 : threads), source_(source) {}
+  explicit DrainQueue(int threads) : threads_(threads < 1 ? 1 : threads) {}
   ~DrainQueue() { Stop(); }
 
   // Queues `job` (replacing an earlier job of the same id).
@@ -62,18 +64,19 @@ class DrainQueue {
   // Stops the threads (a drain in flight stops at its next flush, to be
   // resumed later) and waits for them.
   void Stop();
+  // Forgets the id's job: out of the queue, or stopped and waited for
+  // (UnlinkId removes the id next).
+  void Cancel(const std::string& dataset, int64_t id);
 
  private:
   void Run();
   const int threads_;
-  tier::StoreSource* source_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<DrainJob>> queue_;                    // GUARDED_BY(mu_)
   std::map<std::pair<std::string, int64_t>, std::shared_ptr<DrainJob>> jobs_;  // GUARDED_BY(mu_)
   int running_ = 0;                                                // GUARDED_BY(mu_)
   bool stopping_ = false;                                          // GUARDED_BY(mu_)
-  std::atomic<bool> stop_{false};
   std::vector<std::thread> pool_;                                  // GUARDED_BY(mu_)
 };
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,6 +61,12 @@ struct PhaseCounter {
   }
 };
 
+// Whether a store's error means its data root failed under it (full,
+// failing): then the parts of an id may move to the next root.
+inline bool RootFailed(const Status& s) {
+  return s.code() == Code::kNoSpace || s.code() == Code::kIOError;
+}
+
 // rm -r of `path` inside a file system.
 Status RemoveFsTree(FileSystem* f, const std::string& path);
 bool Truthy(const std::string& value);  // Config::ParseBool's true
@@ -88,8 +95,18 @@ struct ContextImpl {
     return root_index + 1 < static_cast<int>(roots.size()) ? root_index + 1
                                                            : -1;
   }
-  // This process's store as a drain's source, and the drains in flight.
-  std::unique_ptr<tier::StoreSource> own_source;
+  // This rank's stores on later roots, where the parts of an id go when
+  // the context's root fails under them (fallback.cc).
+  std::map<int, std::unique_ptr<FileSystem>> root_fs;  // GUARDED_BY(mu)
+  // Stores whose root failed under an id (its parts moved on): what they
+  // could not write at the context's end is no committed id's, so their
+  // close is reported, not the end's error.
+  std::set<FileSystem*> failed_fs;  // GUARDED_BY(mu)
+  // This rank's store on root k: fs for the context's root (OwnStore);
+  // else opened (made, with `create`) on first use. NotFound without
+  // `create` when there is none.
+  Status StoreAt(int k, bool create, FileSystem** out);
+  // The drains in flight of this process's stores.
   std::unique_ptr<dataset::DrainQueue> drains;
   Config config;
   FsOptions fs_options;
@@ -165,6 +182,15 @@ struct DatasetImpl {
   bool write = false;
   int mode = dataset::kModeBasic;  // writing: where the parts go
   dataset::PartSink* sink = nullptr;  // writing: the context's, for them
+  // Writing: the data root this rank's parts are on (the context's, until
+  // it fails under them: FallBack), the sink over that root's store when
+  // it is not the context's, and the lock that keeps writes out while the
+  // parts move (writes and closes share it; a move holds it alone).
+  std::atomic<int> root_k{0};
+  std::unique_ptr<dataset::PartSink> moved_sink;
+  std::shared_mutex switch_mu;
+  // Reading: the root whose stores hold the parts.
+  int store_root = 0;
   std::string dir;  // /NAME/ID in a store
   dataset::CommitRecord record;  // reading: the committed index
   // Reading: the id's copy drained to data root `drained_root`, when the
@@ -183,7 +209,7 @@ struct DatasetImpl {
   // Reading: the stores opened so far, by writer. A mutex of their own:
   // an element's read takes it while holding the element's mutex, and
   // OpenElement takes mu, then an element's.
-  std::mutex stores_mu;
+  mutable std::mutex stores_mu;
   std::map<int, std::shared_ptr<fs::FsStore>> stores;  // GUARDED_BY(stores_mu)
   bool closed = false;                                 // GUARDED_BY(mu)
   Status close_status;                                 // GUARDED_BY(mu)
@@ -192,6 +218,18 @@ struct DatasetImpl {
 
   // Reading: writer `w`'s store, opened read-only on first use.
   Status Store(int w, std::shared_ptr<fs::FsStore>* out);
+  // Writing, after `why` (a failed write, flush or create on root `from`,
+  // seen under a shared switch_mu since released): moves every part of
+  // this rank to the next data root and writes there from now on (basic
+  // mode); OK at once if another thread moved them already. An error
+  // naming the root when they cannot move (the last root; file_per_node,
+  // whose parts are in the node leader's process).
+  Status FallBack(const Status& why, int from);
+  // Moves this rank's parts to root `target` (switch_mu held alone).
+  Status MoveParts(int target);
+  // Dataset::Close: every rank's parts on one root, the highest any rank
+  // fell back to (collective); *root is it.
+  Status OneRoot(int* root);
   DatasetStats Stats() const;
   // Closes every element (waiting for its requests); writing, fills
   // *index with this rank's share of the commit record.

@@ -16,6 +16,19 @@ class StoreFile : public PartFile {
     return file_->PWrite(buf, n, offset);
   }
 
+  Status Flush() override {
+    if (!file_) return Status::InvalidArgument(path_ + " is closed");
+    auto* wf = dynamic_cast<fs::WriterFile*>(file_.get());
+    return wf ? wf->FlushBuffer() : Status::OK();
+  }
+
+  Status ReadBack(char* buf, size_t n, uint64_t offset) override {
+    if (!file_) return Status::InvalidArgument(path_ + " is closed");
+    auto* wf = dynamic_cast<fs::WriterFile*>(file_.get());
+    if (!wf) return PartFile::ReadBack(buf, n, offset);
+    return wf->ReadBack(buf, n, offset);
+  }
+
   Status Close(FileInfo* info) override {
     if (!file_) return Status::InvalidArgument(path_ + " is closed");
     auto* wf = dynamic_cast<fs::WriterFile*>(file_.get());

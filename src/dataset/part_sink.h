@@ -28,6 +28,18 @@ class PartFile {
   // store durable) and fills *info (size, checksum, complete) as the store
   // has it now. The first error of any write, if one failed.
   virtual Status Close(FileInfo* info) = 0;
+  // Writes what the file buffers into the store (no barrier): where a
+  // full root shows, before Close.
+  virtual Status Flush() { return Status::OK(); }
+  // The bytes [offset, offset + n) written so far, those a failed flush
+  // left in memory included (to write them to another root). NotSupported
+  // where the bytes are not in this process (a node writer's).
+  virtual Status ReadBack(char* buf, size_t n, uint64_t offset) {
+    (void)buf;
+    (void)n;
+    (void)offset;
+    return Status::NotSupported("this file's bytes cannot be read back");
+  }
 };
 
 class PartSink {

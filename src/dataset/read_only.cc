@@ -34,6 +34,10 @@ Status OpenContextReadOnly(const std::string& dir,
   c->commit_dir = root + "/commit";
   c->total.root = c->data_root;
   c->read_only = true;
+  // One data root: the directory's; drained copies on other roots are not
+  // looked for.
+  c->roots = {c->data_root};
+  c->root_index = 0;
   posix::PathKind kind;
   Status s = posix::Probe(c->commit_dir, &kind);
   if (s.ok() && kind != posix::PathKind::kDirectory) {

@@ -67,22 +67,37 @@ bool ParseIndexName(const std::string& n, std::string* ds, int64_t* id) {
          !reclaimed;
 }
 
+// This process's store on one root (open as long as the context).
+// "writer.<N>" (fs::WriterStorePath's names) -> N.
+bool ParseWriterName(const std::string& n, int* w) {
+  if (n.size() <= 7 || n.compare(0, 7, "writer.") != 0) return false;
+  long v = 0;
+  for (size_t i = 7; i < n.size(); ++i) {
+    if (!isdigit(static_cast<unsigned char>(n[i])) || v > 99999999) {
+      return false;
+    }
+    v = v * 10 + (n[i] - '0');
+  }
+  *w = static_cast<int>(v);
+  return true;
+}
+
 class OwnSource : public tier::StoreSource {
  public:
-  explicit OwnSource(ContextImpl* c) : c_(c) {}
+  OwnSource(FileSystem* f, int writer) : f_(f), writer_(writer) {}
   Status Get(int writer, fs::FsStore** out) override {
-    if (writer != c_->group->rank() || !c_->fs) {
+    auto* w = dynamic_cast<fs::WriterFs*>(f_);
+    if (writer != writer_ || !w) {
       return Status::NotFound("writer " + std::to_string(writer) +
                               " is not this process's store");
     }
-    auto* w = dynamic_cast<fs::WriterFs*>(c_->fs.get());
-    if (!w) return Status::NotFound("no writer store here");
     *out = w->store();
     return Status::OK();
   }
 
  private:
-  ContextImpl* c_;
+  FileSystem* f_;
+  int writer_;
 };
 
 int KeepLast(ContextImpl* c, const std::string& dataset, int root) {
@@ -100,14 +115,18 @@ int KeepLast(ContextImpl* c, const std::string& dataset, int root) {
                                              : 0;
 }
 
+// The drain of id `id`, which root `src` holds, to the root after it.
 std::shared_ptr<DrainJob> MakeJob(ContextImpl* c, const std::string& dataset,
-                                  int64_t id, int mode) {
-  const int dst = c->DrainRoot();
-  if (dst < 0 || !c->drains || !c->fs || !c->HoldsParts(mode)) return nullptr;
+                                  int64_t id, int mode, int src) {
+  const int dst = src + 1 < static_cast<int>(c->roots.size()) ? src + 1 : -1;
+  if (dst < 0 || !c->drains || !c->HoldsParts(mode)) return nullptr;
+  FileSystem* f = nullptr;
+  if (!c->StoreAt(src, false, &f).ok() || !f) return nullptr;
   auto job = std::make_shared<DrainJob>();
   job->dataset = dataset;
   job->id = id;
-  job->src_dir = c->root;
+  job->source = std::make_unique<OwnSource>(f, c->group->rank());
+  job->src_dir = c->RootDir(src);
   job->dst_dir = c->RootDir(dst);
   job->dst_root = dst;
   job->dst_root_path = c->roots[static_cast<size_t>(dst)];
@@ -136,27 +155,44 @@ Status Undrained(ContextImpl* c,
   std::vector<std::string> names;
   Status s = posix::ListDir(c->commit_dir, &names);
   if (!s.ok()) return s;
-  std::sort(names.begin(), names.end());
+  // Per dataset, ids by number; an id older than one already drained
+  // is not drained again (keep_last may have removed it there).
+  std::map<std::string, std::vector<int64_t>> ids;
   for (const auto& n : names) {
     std::string ds;
     int64_t id;
     bool reclaimed;
-    if (!ParseRecordName(n, &ds, &id, &reclaimed) || reclaimed) continue;
-    bool durable = false;
-    s = tier::Published(c->RootDir(dst), ds, id, &durable);
-    if (!s.ok()) return s;
-    if (durable) continue;
-    std::string data;
-    s = posix::ReadFile(posix::JoinPath(c->commit_dir, n), &data);
-    if (s.IsNotFound()) continue;
-    CommitRecord rec;
-    if (s.ok()) s = DecodeRecord(data, posix::JoinPath(c->commit_dir, n), &rec);
-    if (!s.ok()) return s;
-    bool mine = false;
-    for (const auto& e : rec.elements) {
-      for (const auto& p : e.parts) mine |= p.writer == c->group->rank();
+    if (ParseRecordName(n, &ds, &id, &reclaimed) && !reclaimed) {
+      ids[ds].push_back(id);
     }
-    if (mine) out->push_back({rec, ds});
+  }
+  for (auto& [ds, list] : ids) {
+    std::sort(list.rbegin(), list.rend());
+    for (int64_t id : list) {
+      // One bad record or drain directory is reported; the others go on.
+      const std::string path =
+          posix::JoinPath(c->commit_dir, RecordName(ds, id));
+      std::string data;
+      CommitRecord rec;
+      bool durable = false;
+      s = posix::ReadFile(path, &data);
+      if (s.IsNotFound()) continue;
+      if (s.ok()) s = DecodeRecord(data, path, &rec);
+      if (s.ok()) {
+        s = tier::Published(c->RootDir(dst), ds, id, &durable, &data);
+      }
+      if (!s.ok()) {
+        fprintf(stderr, "sluice: context %s: not draining %s: %s\n",
+                c->name.c_str(), IdText(ds, id).c_str(), s.ToString().c_str());
+        continue;
+      }
+      if (durable) break;  // it, and the older ones
+      bool mine = false;
+      for (const auto& e : rec.elements) {
+        for (const auto& p : e.parts) mine |= p.writer == c->group->rank();
+      }
+      if (mine) out->push_back({rec, ds});
+    }
   }
   std::sort(out->begin(), out->end(), [](const auto& a, const auto& b) {
     return a.first.id < b.first.id;
@@ -166,7 +202,7 @@ Status Undrained(ContextImpl* c,
 
 }  // namespace
 
-Status ChooseRoot(ContextImpl* c) {
+Status ChooseRoot(ContextImpl* c, int first) {
   Group* g = c->group.get();
   const std::string roots = c->config.Get("data_roots").value;
   c->roots.clear();
@@ -184,7 +220,8 @@ Status ChooseRoot(ContextImpl* c) {
   // This rank's first usable root, and why each before it was not.
   int mine = -1;
   std::string why;
-  for (size_t k = 0; s.ok() && k < c->roots.size(); ++k) {
+  for (size_t k = static_cast<size_t>(first); s.ok() && k < c->roots.size();
+       ++k) {
     Status p = ProbeRoot(posix::JoinPath(c->roots[k], c->name), g->rank());
     if (p.ok()) {
       mine = static_cast<int>(k);
@@ -204,7 +241,7 @@ Status ChooseRoot(ContextImpl* c) {
   s = g->Gather(std::string(k4, 4) + why, &all, 0);
   std::string chosen;
   if (s.ok() && g->rank() == 0) {
-    int k = 0;
+    int k = first;
     std::string reasons;
     for (const auto& a : all) {
       if (a.size() < 4) continue;
@@ -221,6 +258,15 @@ Status ChooseRoot(ContextImpl* c) {
   if (s.ok()) s = g->Broadcast(&chosen, 0);
   if (!s.ok()) return s;
   c->root_index = atoi(chosen.c_str());
+  // A rank that stopped at an earlier root has not tried this one.
+  Status p;
+  if (mine < c->root_index) {
+    p = ProbeRoot(c->RootDir(c->root_index), g->rank());
+  }
+  s = g->Agree(p, "choosing data root " +
+                      c->roots[static_cast<size_t>(c->root_index)] +
+                      " of context " + c->name);
+  if (!s.ok()) return s;
   c->data_root = c->roots[static_cast<size_t>(c->root_index)];
   c->root = c->RootDir(c->root_index);
   c->commit_dir = c->root + "/commit";
@@ -238,12 +284,26 @@ Status StartTiers(ContextImpl* c) {
     if (g->rank() == g->node_leader() && g->rank() != 0) {
       std::vector<std::string> names;
       s = posix::ListDir(c->commit_dir, &names);
+      mine = ".\n";  // a leader, even of an empty directory
       for (const auto& n : names) mine += n + "\n";
     }
     std::vector<std::string> all;
     Status gs = g->Gather(mine, &all, 0);
     std::string send;
     if (gs.ok() && g->rank() == 0) {
+      // What each other node's leader holds.
+      std::vector<std::set<std::string>> held;
+      for (size_t r = 1; r < all.size(); ++r) {
+        if (all[r].empty()) continue;  // not a leader
+        std::set<std::string> names;
+        size_t pos = 0;
+        while (pos < all[r].size()) {
+          const size_t nl = all[r].find('\n', pos);
+          names.insert(all[r].substr(pos, nl - pos));
+          pos = nl + 1;
+        }
+        held.push_back(std::move(names));
+      }
       std::vector<std::string> names;
       Status l = posix::ListDir(c->commit_dir, &names);
       std::set<std::string> wanted;
@@ -252,12 +312,8 @@ Status StartTiers(ContextImpl* c) {
         int64_t id;
         bool reclaimed;
         if (!ParseRecordName(n, &ds, &id, &reclaimed) || reclaimed) continue;
-        for (size_t r = 1; r < all.size(); ++r) {
-          if (all[r].empty()) continue;  // not a leader, or a shared root
-          if (all[r].find(n + "\n") == std::string::npos &&
-              all[r].find("\n" + n + "\n") == std::string::npos) {
-            wanted.insert(n);
-          }
+        for (const auto& have : held) {
+          if (!have.count(n)) wanted.insert(n);
         }
       }
       for (const auto& n : wanted) {
@@ -292,10 +348,8 @@ Status StartTiers(ContextImpl* c) {
     s = g->Agree(s, "copying the commit records of " + c->root);
     if (!s.ok()) return s;
   }
-  c->own_source = std::make_unique<OwnSource>(c);
   c->drains = std::make_unique<DrainQueue>(
-      std::max(1, atoi(c->Get("drain_threads").value.c_str())),
-      c->own_source.get());
+      std::max(1, atoi(c->Get("drain_threads").value.c_str())));
   // Drains a killed job left unfinished, and ids committed but never
   // drained.
   std::vector<std::pair<CommitRecord, std::string>> ids;
@@ -303,7 +357,7 @@ Status StartTiers(ContextImpl* c) {
   for (const auto& [rec, ds] : ids) {
     const std::string mode = c->Get("stage_mode", ds).value;
     if (mode != "auto" && mode != "immediate") continue;
-    auto job = MakeJob(c, ds, rec.id, rec.mode);
+    auto job = MakeJob(c, ds, rec.id, rec.mode, c->root_index);
     if (job) c->drains->Add(job);
   }
   return g->Agree(s, "resuming the drains of " + c->root);
@@ -315,10 +369,13 @@ namespace {
 // them, every rank removes its store's data of them. Collective.
 Status KeepLastHere(ContextImpl* c, const std::string& dataset) {
   Group* g = c->group.get();
-  const int keep = KeepLast(c, dataset, c->root_index);
+  // Rank 0's setting, so that every rank makes the same calls.
+  std::string k = std::to_string(KeepLast(c, dataset, c->root_index));
+  Status s = g->Broadcast(&k, 0);
+  if (!s.ok()) return s;
+  const int keep = atoi(k.c_str());
   if (keep <= 0) return Status::OK();
   std::string list;
-  Status s;
   if (g->rank() == 0) {
     std::vector<std::string> names;
     s = posix::ListDir(c->commit_dir, &names);
@@ -336,13 +393,22 @@ Status KeepLastHere(ContextImpl* c, const std::string& dataset) {
     const int dst = c->DrainRoot();
     const std::string stage = c->Get("stage_mode", dataset).value;
     const bool drained_first = dst >= 0 && stage != "disable";
+    // Never the last complete copy: with a drain due, an id goes only
+    // once it is safe on the next root, or a newer one is (an id auto
+    // skipped is superseded by it).
+    int64_t newest_drained = -1;
+    for (size_t i = ids.size(); drained_first && i-- > 0;) {
+      bool durable = false;
+      Status p = tier::Published(c->RootDir(dst), dataset, ids[i], &durable);
+      if (p.ok() && durable) {
+        newest_drained = ids[i];
+        break;
+      }
+    }
     for (size_t i = 0; s.ok() && i + static_cast<size_t>(keep) < ids.size();
          ++i) {
-      if (drained_first) {
-        // Never the last complete copy: only an id safe on the next root.
-        bool durable = false;
-        Status p = tier::Published(c->RootDir(dst), dataset, ids[i], &durable);
-        if (!p.ok() || !durable) continue;
+      if (drained_first && (newest_drained < 0 || ids[i] > newest_drained)) {
+        continue;
       }
       list += std::to_string(ids[i]) + "\n";
     }
@@ -391,21 +457,22 @@ Status KeepLastHere(ContextImpl* c, const std::string& dataset) {
 }  // namespace
 
 void AfterCommit(ContextImpl* c, std::string record,
-                 const std::string& dataset, int64_t id, int mode) {
+                 const std::string& dataset, int64_t id, int mode, int root) {
   Group* g = c->group.get();
   Status s;
+  const std::string commit_dir = posix::JoinPath(c->RootDir(root), "commit");
   if (g->nodes() > 1) {
     s = g->Broadcast(&record, 0);
     if (s.ok() && g->rank() == g->node_leader() && g->rank() != 0) {
       const std::string path =
-          posix::JoinPath(c->commit_dir, RecordName(dataset, id));
+          posix::JoinPath(commit_dir, RecordName(dataset, id));
       if (!Exists(path)) s = posix::WriteFileAtomic(path, record);
     }
     s = g->Agree(s, "copying the commit record of " + IdText(dataset, id));
   }
   const std::string stage = c->Get("stage_mode", dataset).value;
   if (stage == "auto" || stage == "immediate") {
-    auto job = MakeJob(c, dataset, id, mode);
+    auto job = MakeJob(c, dataset, id, mode, root);
     if (job) c->drains->Add(job);
   }
   Status k = KeepLastHere(c, dataset);
@@ -426,7 +493,7 @@ Status FinishTiers(ContextImpl* c, bool wait) {
     for (const auto& [rec, ds] : ids) {
       if (c->Get("stage_mode", ds).value != "end_of_job") continue;
       if (c->drains->Find(ds, rec.id)) continue;
-      auto job = MakeJob(c, ds, rec.id, rec.mode);
+      auto job = MakeJob(c, ds, rec.id, rec.mode, c->root_index);
       if (job) c->drains->Add(job);
     }
     const char* p = getenv("SLUICE_PROGRESS");
@@ -441,31 +508,31 @@ Status FinishTiers(ContextImpl* c, bool wait) {
 Status VisibleWriters(ContextImpl* c, std::set<int>* visible) {
   Group* g = c->group.get();
   visible->clear();
-  std::vector<std::string> names;
-  Status s = posix::ListDir(c->root, &names);
+  // Node leaders list their node's view of the root (one listing a node);
+  // rank 0 joins them. One node: rank 0's view is everyone's.
   std::string mine;
-  for (const auto& n : names) {
-    if (n.compare(0, 7, "writer.") == 0 && n.size() > 7) mine += n + "\n";
-  }
-  if (g->nodes() <= 1) {
-    // Every rank sees what rank 0 sees.
-    std::string_view in = mine;
-    while (!in.empty()) {
-      const size_t nl = in.find('\n');
-      visible->insert(atoi(std::string(in.substr(7, nl - 7)).c_str()));
-      in.remove_prefix(nl + 1);
+  if (g->rank() == g->node_leader()) {
+    std::vector<std::string> names;
+    Status l = posix::ListDir(c->root, &names);
+    if (!l.ok() && g->rank() == 0 && g->nodes() <= 1) return l;
+    for (const auto& n : names) {
+      int w = 0;
+      if (ParseWriterName(n, &w)) mine += std::to_string(w) + "\n";
     }
-    return Status::OK();
   }
   std::vector<std::string> all;
-  s = g->Gather(mine, &all, 0);
-  if (!s.ok()) return s;
+  if (g->nodes() <= 1) {
+    all.push_back(mine);
+  } else {
+    Status s = g->Gather(mine, &all, 0);
+    if (!s.ok()) return s;
+  }
   for (const auto& a : all) {
-    std::string_view in = a;
-    while (!in.empty()) {
-      const size_t nl = in.find('\n');
-      visible->insert(atoi(std::string(in.substr(7, nl - 7)).c_str()));
-      in.remove_prefix(nl + 1);
+    size_t pos = 0;
+    while (pos < a.size()) {
+      const size_t nl = a.find('\n', pos);
+      visible->insert(atoi(a.c_str() + pos));
+      pos = nl + 1;
     }
   }
   return Status::OK();
@@ -474,32 +541,51 @@ Status VisibleWriters(ContextImpl* c, std::set<int>* visible) {
 Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
                     const std::set<int>& visible, std::string* out) {
   struct Candidate {
-    bool here = false;  // a record in the context's root
-    int drained = -1;   // the first later root with its index
+    int here = -1;     // the root with its record and stores: the
+                       // context's, or one the id fell back to
+    int drained = -1;  // the first later root with its index
   };
   std::map<int64_t, Candidate> cands;
-  std::vector<std::string> names;
-  Status s = posix::ListDir(c->commit_dir, &names);
-  if (!s.ok()) return s;
-  for (const auto& n : names) {
-    std::string ds;
-    int64_t i;
-    bool reclaimed;
-    if (ParseRecordName(n, &ds, &i, &reclaimed) && !reclaimed && ds == name) {
-      cands[i].here = true;
-    }
+  // Every root: the context's (its records, the stores every rank sees),
+  // then the others as rank 0 sees them: ids that fell back there (their
+  // record and stores), ids drained there (their index). A root that
+  // cannot be listed is passed over; the context's own must be.
+  std::map<int, std::set<int>> writers_at;
+  std::vector<int> order{c->root_index};
+  for (int k = 0; k < static_cast<int>(c->roots.size()); ++k) {
+    if (k != c->root_index) order.push_back(k);
   }
-  for (int k = c->root_index + 1; k < static_cast<int>(c->roots.size()); ++k) {
-    names.clear();
+  std::string passed;
+  for (int k : order) {
+    std::vector<std::string> names;
     Status l = posix::ListDir(posix::JoinPath(c->RootDir(k), "commit"), &names);
-    if (l.IsNotFound()) continue;
-    if (!l.ok()) return l;
+    if (!l.ok()) {
+      if (k == c->root_index) return l;
+      if (!l.IsNotFound()) passed += "; " + l.ToString();
+      continue;
+    }
     for (const auto& n : names) {
       std::string ds;
       int64_t i;
+      bool reclaimed;
       if (ParseIndexName(n, &ds, &i) && ds == name) {
         Candidate& cd = cands[i];
         if (cd.drained < 0) cd.drained = k;
+      } else if (ParseRecordName(n, &ds, &i, &reclaimed) && !reclaimed &&
+                 ds == name) {
+        Candidate& cd = cands[i];
+        if (cd.here < 0) cd.here = k;
+      }
+    }
+    if (k == c->root_index) {
+      writers_at[k] = visible;
+      continue;
+    }
+    std::vector<std::string> stores;
+    if (posix::ListDir(c->RootDir(k), &stores).ok()) {
+      for (const auto& n : stores) {
+        int w = 0;
+        if (ParseWriterName(n, &w)) writers_at[k].insert(w);
       }
     }
   }
@@ -511,33 +597,41 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
   // Each candidate's record (and commit time), newest first.
   struct Found {
     int64_t id;
-    int from;     // -1: the context's root
+    int from;     // -1: the stores of root `stores`
     int drained;  // root of a drained copy, -1: none
+    int stores;   // root of the record and stores, -1: none
     std::string record;
     int64_t time;
   };
   std::vector<Found> found;
   std::string incomplete;
+  Status s;
   for (auto it = cands.rbegin(); it != cands.rend(); ++it) {
     const int64_t i = it->first;
     const Candidate& cd = it->second;
-    Found f{i, -1, cd.drained, "", 0};
+    Found f{i, -1, cd.drained, cd.here, "", 0};
     CommitRecord rec;
     bool ok = false;
-    if (cd.here) {
-      const std::string path =
-          posix::JoinPath(c->commit_dir, RecordName(name, i));
+    if (cd.here >= 0) {
+      const std::string path = posix::JoinPath(
+          posix::JoinPath(c->RootDir(cd.here), "commit"), RecordName(name, i));
       s = posix::ReadFile(path, &f.record);
       if (s.ok()) s = DecodeRecord(f.record, path, &rec);
       if (s.ok() && (rec.dataset != name || rec.id != i)) {
         s = Status::Corruption("commit record " + path + " is of " +
                                rec.dataset + " id " + std::to_string(rec.id));
       }
-      if (!s.ok() && !s.IsNotFound()) return s;
+      if (!s.ok() && !s.IsNotFound()) {
+        // A damaged record: the id is passed over (an older one may do),
+        // unless it was asked for by number.
+        if (id >= 0) return s;
+        incomplete += " " + std::to_string(i) + " (" + s.ToString() + ")";
+      }
       if (s.ok()) {
         ok = true;
+        const std::set<int>& seen = writers_at[cd.here];
         for (const auto& e : rec.elements) {
-          for (const auto& p : e.parts) ok &= visible.count(p.writer) > 0;
+          for (const auto& p : e.parts) ok &= seen.count(p.writer) > 0;
         }
         if (!ok) {
           incomplete += " " + std::to_string(i);
@@ -548,11 +642,16 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
     if (!ok && cd.drained >= 0) {
       std::unique_ptr<tier::DrainedId> d;
       s = tier::DrainedId::Open(c->RootDir(cd.drained), name, i, &d);
-      if (!s.ok()) return s;
-      rec = d->record();
-      f.record = EncodeRecord(rec);
-      f.from = cd.drained;
-      ok = true;
+      if (s.ok()) {
+        rec = d->record();
+        f.record = EncodeRecord(rec);
+        f.from = cd.drained;
+        ok = true;
+      } else if (id >= 0) {
+        return s;
+      } else {
+        incomplete += " " + std::to_string(i) + " (" + s.ToString() + ")";
+      }
     }
     if (!ok) continue;
     f.time = rec.commit_time_ns;
@@ -569,8 +668,9 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
     std::string why = incomplete.empty()
                           ? ""
                           : " (incomplete: id(s)" + incomplete +
-                                " lack stores no rank sees, and no data "
-                                "root holds a drained copy)";
+                                ": stores no rank sees, and no data root "
+                                "holds a whole drained copy)";
+    why += passed;
     if (id >= 0) {
       return Status::NotFound(IdText(name, id) + " is not committed in " +
                               c->root + why);
@@ -578,30 +678,71 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
     return Status::NotFound("dataset " + name + " has no committed id in " +
                             c->root + why);
   }
-  char b[8];
+  char b[12];
   EncodeFixed32(b, static_cast<uint32_t>(found[0].from));
   EncodeFixed32(b + 4, static_cast<uint32_t>(found[0].drained));
-  *out = std::string(b, 8) + found[0].record;
+  EncodeFixed32(b + 8, static_cast<uint32_t>(
+                           found[0].stores < 0 ? c->root_index
+                                               : found[0].stores));
+  *out = std::string(b, 12) + found[0].record;
   return Status::OK();
 }
 
-Status UnlinkCopies(ContextImpl* c, const std::string& dataset, int64_t id) {
-  Group* g = c->group.get();
+Status UnlinkEverywhere(ContextImpl* c, const std::string& dataset,
+                        int64_t id, std::string* roots) {
+  roots->clear();
+  bool found = false;
   Status s;
-  if (g->rank() == g->node_leader() && g->rank() != 0) {
-    const std::string path =
-        posix::JoinPath(c->commit_dir, RecordName(dataset, id));
+  const int n = static_cast<int>(c->roots.size());
+  for (int k = 0; s.ok() && k < n; ++k) {
+    const std::string dir = c->RootDir(k);
+    if (!Exists(posix::JoinPath(posix::JoinPath(dir, "commit"),
+                                tier::IndexName(dataset, id)))) {
+      continue;
+    }
+    found = true;
+    s = tier::RemoveDrained(dir, dataset, id);
+  }
+  std::vector<int> order;
+  for (int k = 0; k < n; ++k) {
+    if (k != c->root_index) order.push_back(k);
+  }
+  order.push_back(c->root_index);
+  for (int k : order) {
+    if (!s.ok()) break;
+    const std::string commit = posix::JoinPath(c->RootDir(k), "commit");
+    const std::string path = posix::JoinPath(commit, RecordName(dataset, id));
     if (unlink(path.c_str()) == 0) {
-      s = posix::SyncDir(c->commit_dir);
+      found = true;
+      *roots += std::to_string(k) + "\n";
+      s = posix::SyncDir(commit);
     } else if (errno != ENOENT) {
       s = posix::Error("cannot remove", path, errno);
     }
   }
-  if (g->rank() == 0) {
-    for (int k = c->root_index + 1; s.ok() && k < static_cast<int>(c->roots.size());
-         ++k) {
-      if (!Exists(c->RootDir(k))) continue;
-      s = tier::RemoveDrained(c->RootDir(k), dataset, id);
+  if (s.ok() && !found) {
+    s = Status::NotFound("dataset " + dataset + " has no committed id " +
+                         std::to_string(id));
+  }
+  return s;
+}
+
+Status UnlinkCopies(ContextImpl* c, const std::string& dataset, int64_t id,
+                    const std::string& roots) {
+  Group* g = c->group.get();
+  Status s;
+  if (g->rank() == g->node_leader() && g->rank() != 0) {
+    for (size_t pos = 0; s.ok() && pos < roots.size();) {
+      const size_t nl = roots.find('\n', pos);
+      const int k = atoi(roots.c_str() + pos);
+      pos = nl + 1;
+      const std::string commit = posix::JoinPath(c->RootDir(k), "commit");
+      const std::string path = posix::JoinPath(commit, RecordName(dataset, id));
+      if (unlink(path.c_str()) == 0) {
+        s = posix::SyncDir(commit);
+      } else if (errno != ENOENT) {
+        s = posix::Error("cannot remove", path, errno);
+      }
     }
   }
   return s;

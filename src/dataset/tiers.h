@@ -17,7 +17,8 @@ namespace dataset {
 // rank can write to (it exists or can be made, and takes a small file
 // durably); a root skipped is reported on stderr with why. Sets data_root,
 // root and commit_dir. Collective.
-Status ChooseRoot(ContextImpl* c);
+// Roots before `first` are not tried.
+Status ChooseRoot(ContextImpl* c, int first = 0);
 
 // Init, once the stores are open and uncommitted ids reclaimed: on a job
 // of several nodes, every node's copy of the commit records (a node-local
@@ -36,8 +37,10 @@ Status StartTiers(ContextImpl* c);
 // here: a failure is reported on stderr, and the next context repairs
 // it (records are copied at init, old ids go at a later commit).
 // Collective.
+// `root` is the data root that holds the id (the context's, or one this
+// id fell back to).
 void AfterCommit(ContextImpl* c, std::string record,
-                 const std::string& dataset, int64_t id, int mode);
+                 const std::string& dataset, int64_t id, int mode, int root);
 
 // Fini: queues the end_of_job drains, waits for every drain (progress on
 // stderr with SLUICE_PROGRESS=1), stops the queue. With `wait` false (a
@@ -49,15 +52,22 @@ Status FinishTiers(ContextImpl* c, bool wait);
 // record of the id to open (kDatasetIdHighest, kDatasetIdNewest or an id)
 // among those complete on the context's root (a record, and every store
 // it names seen by some rank) or drained to a later root, prefixed by the
-// root the id is read from and the root of its drained copy (4 bytes
-// each, -1: none).
+// root the id is read from as drained, the root of its drained copy and
+// the root of its record and stores (4 bytes each, -1: none).
 Status VisibleWriters(ContextImpl* c, std::set<int>* visible);
 Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
                     const std::set<int>& visible, std::string* out);
 
-// UnlinkId, after rank 0 removed the record: the record copies of the
-// other nodes and (rank 0) the drained copies on later roots. Local.
-Status UnlinkCopies(ContextImpl* c, const std::string& dataset, int64_t id);
+// UnlinkId on rank 0: removes the drained copies of the id on every root
+// (index first), then its records on every root (the context's last);
+// *roots lists the roots that held a record ("K\n" each). NotFound when
+// no root holds the id. Local.
+Status UnlinkEverywhere(ContextImpl* c, const std::string& dataset,
+                        int64_t id, std::string* roots);
+// UnlinkId on every rank after it: a node leader's copies of the records
+// on `roots` (node-local roots). Local.
+Status UnlinkCopies(ContextImpl* c, const std::string& dataset, int64_t id,
+                    const std::string& roots);
 
 }  // namespace dataset
 }  // namespace sluice

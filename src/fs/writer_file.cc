@@ -315,6 +315,30 @@ Status WriterFile::PReadLocked(char* buf, size_t n, uint64_t offset,
   return s;
 }
 
+Status WriterFile::FlushBuffer() {
+  Status s = CheckOpen(true);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(st_->mu);
+  return fs_->Flush(st_.get());
+}
+
+Status WriterFile::ReadBack(char* buf, size_t n, uint64_t offset) {
+  if (closed_) return Status::InvalidArgument(path_ + ": file is closed");
+  std::lock_guard<std::mutex> lock(st_->mu);
+  Status s = ReadRange(fs_->store(), st_->inode.ino, st_->path, offset, n,
+                       buf, &cursor_);
+  if (!s.ok()) return s;
+  const size_t held = st_->buffered();
+  if (held == 0) return Status::OK();
+  const uint64_t b = std::max(offset, st_->buf_off);
+  const uint64_t e = std::min(offset + n, st_->buf_off + held);
+  if (b < e) {
+    memcpy(buf + (b - offset),
+           st_->buf.data() + kExtentHeader + (b - st_->buf_off), e - b);
+  }
+  return Status::OK();
+}
+
 Status WriterFile::PRead(void* buf, size_t n, uint64_t offset, size_t* got) {
   Status s = CheckOpen(false);
   if (!s.ok()) return s;

@@ -114,6 +114,14 @@ class WriterFile final : public File {
   // are durable only at its next barrier.
   Status CloseWithoutBarrier();
   Status MarkOpen() override;
+  // Writes the write-combining buffer into the store (no barrier): an
+  // error here (a full root) leaves the buffer as it was.
+  Status FlushBuffer();
+  // This writer's bytes [offset, offset + n) as written so far, the
+  // buffer that could not be flushed included, without flushing it (a
+  // file whose root is full is read back to be written elsewhere). Holes
+  // read as zeros; the other writers' parts are not read.
+  Status ReadBack(char* buf, size_t n, uint64_t offset);
 
  private:
   Status CheckOpen(bool write) const {

@@ -253,6 +253,12 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
       return s;
     }
   }
+  // Room for the value (and the padding of the block it ends in) is
+  // allocated before the value is taken: a full file system refuses it
+  // here, with nothing taken and nothing lost, rather than fail a
+  // background write of values already accepted.
+  s = ReserveLocked(AlignUp(fill_off_ + fill_used_ + value.size()));
+  if (!s.ok()) return s;
   p->file = file_;
   p->offset = fill_off_ + fill_used_;
   p->length = static_cast<uint32_t>(value.size());
@@ -287,6 +293,26 @@ void ValueLog::PreallocateLocked(uint64_t end) {
   } else {
     allocated_ = UINT64_MAX;  // unsupported or full: plain (extending) writes
   }
+}
+
+Status ValueLog::ReserveLocked(uint64_t end) {
+  if (end <= allocated_) return Status::OK();  // UINT64_MAX: no fallocate
+  // The usual step ahead, or, when that does not fit, just what is needed.
+  const uint64_t want = std::max<uint64_t>(end, allocated_ + kPreallocBytes);
+  for (uint64_t upto : {want, end}) {
+    if (Env::Default()->Fallocate(fd_, 0, static_cast<off_t>(allocated_),
+                                  static_cast<off_t>(upto - allocated_)) == 0) {
+      allocated_ = upto;
+      return Status::OK();
+    }
+    const int err = errno;
+    if (err != ENOSPC && err != EDQUOT) {
+      allocated_ = UINT64_MAX;  // unsupported: plain (extending) writes
+      return Status::OK();
+    }
+  }
+  return posix::Error("cannot allocate room in value log", FileName(file_),
+                      ENOSPC);
 }
 
 Status ValueLog::NeedBufferLocked(int i) {

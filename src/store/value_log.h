@@ -158,6 +158,10 @@ class ValueLog {
   Status WaitIdleLocked(std::unique_lock<std::mutex>* lock);
   Status WriteTailLocked(std::unique_lock<std::mutex>* lock);
   Status FinishFileLocked(std::unique_lock<std::mutex>* lock);
+  // Allocates the file up to `end` (fallocate), so that the background
+  // writes of what is taken cannot find the file system full; NoSpace,
+  // with nothing changed, when it is.
+  Status ReserveLocked(uint64_t end);
   void PreallocateLocked(uint64_t end);
   Status TrimLocked();
   // Punches [begin, end) of `file`, shrunk to whole blocks past the header;

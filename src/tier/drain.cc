@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -202,8 +203,32 @@ Status ReplayAll(const std::string& staging, const CommitRecord& rec,
   return Status::OK();
 }
 
-// Writes the index into the data directory's final place and drops the
-// staged copy: the last step of publishing.
+// The lock of DST's drain directory: every step that creates, publishes
+// or removes a drained id takes it (flock(2) on a regular file, which
+// every file system that has flock locks).
+class DstLock {
+ public:
+  Status Lock(const std::string& dst_dir) {
+    const std::string dir = Join(dst_dir, "drain");
+    Status s = posix::CreateDirs(dir);
+    if (!s.ok()) return s;
+    const std::string path = Join(dir, "lock");
+    Env* env = Env::Default();
+    f_.fd = env->Open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (f_.fd < 0) return posix::Error("cannot open", path, errno);
+    if (env->Flock(f_.fd, LOCK_EX) != 0) {
+      return posix::Error(
+          "cannot lock (the file system must support flock(2))", path, errno);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Fd f_;
+};
+
+// Writes the index into its final place and drops the staged copy in the
+// data directory: the last step of publishing. Under the lock.
 Status PublishIndex(const std::string& dst_dir, const std::string& dataset,
                     int64_t id) {
   const std::string data_dir = DataDir(dst_dir, dataset, id);
@@ -222,17 +247,13 @@ Status PublishIndex(const std::string& dst_dir, const std::string& dataset,
 
 // From a staging directory whose index is written: drops the journals,
 // markers and plan, renames it to the data directory, publishes the index.
+// Under the lock.
 Status FinishPublish(const std::string& dst_dir, const std::string& dataset,
                      int64_t id) {
   const std::string staging = StagingDir(dst_dir, dataset, id);
   const std::string data_dir = DataDir(dst_dir, dataset, id);
   std::vector<std::string> names;
   Status s = posix::ListDir(staging, &names);
-  if (s.IsNotFound()) {
-    // Another drainer renamed it meanwhile.
-    return Exists(Join(data_dir, kStagedIndex)) ? PublishIndex(dst_dir, dataset, id)
-                                                : Status::OK();
-  }
   if (!s.ok()) return s;
   for (const auto& n : names) {
     if (n.rfind("c.", 0) == 0 || n == kStagedIndex) continue;
@@ -241,21 +262,71 @@ Status FinishPublish(const std::string& dst_dir, const std::string& dataset,
   }
   s = posix::SyncDir(staging);
   if (!s.ok()) return s;
+  // A data directory without an index there or in commit/ is what a
+  // removal killed midway left: not anyone's.
+  if (Exists(data_dir)) {
+    s = posix::RemoveTree(data_dir);
+    if (!s.ok()) return s;
+  }
   if (Env::Default()->Rename(staging.c_str(), data_dir.c_str()) != 0) {
-    const int e = errno;
-    if (!(e == ENOENT && Exists(data_dir))) {
-      return posix::Error("cannot rename " + staging + " to", data_dir, e);
-    }
+    return posix::Error("cannot rename " + staging + " to", data_dir, errno);
   }
   s = posix::SyncDir(Join(dst_dir, "data"));
   if (s.ok()) s = posix::SyncDir(Join(dst_dir, "drain"));
   if (!s.ok()) return s;
-  if (!Exists(Join(data_dir, kStagedIndex))) return Status::OK();  // published
   return PublishIndex(dst_dir, dataset, id);
 }
 
-// Publishes the id if every writer is done. Under the staging directory's
-// lock, so two last drainers publish once.
+// Under the lock: whether the id is published, finishing a publication a
+// drainer stopped in the middle of.
+Status PublishedLocked(const std::string& dst_dir, const std::string& dataset,
+                       int64_t id, bool* durable) {
+  *durable = false;
+  const std::string data_dir = DataDir(dst_dir, dataset, id);
+  Status s;
+  if (Exists(Join(Join(dst_dir, "commit"), IndexName(dataset, id)))) {
+    if (Exists(Join(data_dir, kStagedIndex))) {
+      s = Unlink(Join(data_dir, kStagedIndex));
+      if (s.ok()) s = posix::SyncDir(data_dir);
+    }
+  } else if (Exists(Join(data_dir, kStagedIndex))) {
+    s = PublishIndex(dst_dir, dataset, id);
+  } else if (Exists(Join(StagingDir(dst_dir, dataset, id), kStagedIndex))) {
+    s = FinishPublish(dst_dir, dataset, id);
+  } else {
+    return Status::OK();
+  }
+  if (s.ok()) *durable = true;
+  return s;
+}
+
+// Under the lock: removes id `id` from DST (its index first).
+Status RemoveLocked(const std::string& dst_dir, const std::string& dataset,
+                    int64_t id) {
+  const std::string commit = Join(dst_dir, "commit");
+  Status s = Unlink(Join(commit, IndexName(dataset, id)));
+  if (s.ok() && Exists(commit)) s = posix::SyncDir(commit);
+  if (s.ok()) s = posix::RemoveTree(DataDir(dst_dir, dataset, id));
+  if (s.ok()) s = posix::RemoveTree(StagingDir(dst_dir, dataset, id));
+  return s;
+}
+
+// Whether the index on DST is of the commit whose record is `record`.
+Status SameCommit(const std::string& dst_dir, const std::string& dataset,
+                  int64_t id, const std::string& record, bool* same) {
+  const std::string path = Join(Join(dst_dir, "commit"), IndexName(dataset, id));
+  std::string data;
+  Status s = posix::ReadFile(path, &data);
+  if (!s.ok()) return s;
+  DrainIndex index;
+  s = DecodeIndex(data, path, &index);
+  if (!s.ok()) return s;
+  *same = dataset::EncodeRecord(index.record) == record;
+  return Status::OK();
+}
+
+// Publishes the id if every writer is done. Under the lock, so two last
+// drainers publish once.
 Status MaybePublish(const std::string& dst_dir, const CommitRecord& rec,
                     const DrainPlan& plan, bool* durable, bool* published) {
   *durable = false;
@@ -263,60 +334,69 @@ Status MaybePublish(const std::string& dst_dir, const CommitRecord& rec,
   const int64_t id = rec.id;
   const std::string staging = StagingDir(dst_dir, dataset, id);
   Env* env = Env::Default();
-  Fd dir;
-  dir.fd = env->Open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-  if (dir.fd < 0) {
-    if (errno == ENOENT) return Published(dst_dir, dataset, id, durable);
-    return posix::Error("cannot open", staging, errno);
+  DstLock lock;
+  Status s = lock.Lock(dst_dir);
+  if (!s.ok()) return s;
+  s = PublishedLocked(dst_dir, dataset, id, durable);
+  if (!s.ok() || *durable || !Exists(staging)) return s;
+  const std::vector<int> writers = Writers(rec);
+  for (int w : writers) {
+    if (!Exists(Join(staging, DoneName(w)))) return Status::OK();
   }
-  if (env->Flock(dir.fd, LOCK_EX) != 0) {
-    return posix::Error("cannot lock", staging, errno);
-  }
-  if (!Exists(staging)) return Published(dst_dir, dataset, id, durable);
-  if (!Exists(Join(staging, kStagedIndex))) {
-    const std::vector<int> writers = Writers(rec);
-    for (int w : writers) {
-      if (!Exists(Join(staging, DoneName(w)))) return Status::OK();
-    }
-    JournalState state;
-    Status s = ReplayAll(staging, rec, writers, &state);
-    if (!s.ok()) return s;
-    DrainIndex index;
-    index.record = rec;
-    index.plan = plan;
-    index.chunk_bytes = kChunkBytes;
-    index.parts = state.parts;
-    for (size_t e = 0; e < rec.elements.size(); ++e) {
-      for (size_t i = 0; i < rec.elements[e].parts.size(); ++i) {
-        if (!state.done[e][i]) {
-          return Status::Corruption(
-              staging + ": writer " +
-              std::to_string(rec.elements[e].parts[i].writer) +
-              " is marked done but its journal does not finish element " +
-              rec.elements[e].name);
-        }
+  JournalState state;
+  s = ReplayAll(staging, rec, writers, &state);
+  if (!s.ok()) return s;
+  DrainIndex index;
+  index.record = rec;
+  index.plan = plan;
+  index.chunk_bytes = kChunkBytes;
+  index.parts = state.parts;
+  // What the journals say each container holds, at least.
+  std::vector<uint64_t> journaled(static_cast<size_t>(plan.containers), 0);
+  for (size_t e = 0; e < rec.elements.size(); ++e) {
+    for (size_t i = 0; i < rec.elements[e].parts.size(); ++i) {
+      if (!state.done[e][i]) {
+        return Status::Corruption(
+            staging + ": writer " +
+            std::to_string(rec.elements[e].parts[i].writer) +
+            " is marked done but its journal does not finish element " +
+            rec.elements[e].name);
+      }
+      const Slot& slot = plan.slots[e][i];
+      const uint64_t packed = state.parts[e][i].packed_bytes();
+      if (packed > 0) {
+        uint64_t& j = journaled[static_cast<size_t>(slot.container)];
+        j = std::max(j, slot.offset + packed);
       }
     }
-    // Every container exists and has its planned size (a slot's unused
-    // tail is a hole), its data durable.
-    for (int k = 0; k < plan.containers; ++k) {
-      const std::string path = Join(staging, ContainerName(k));
-      Fd c;
-      c.fd = env->Open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-      if (c.fd < 0) return posix::Error("cannot open", path, errno);
-      if (env->Ftruncate(c.fd, static_cast<off_t>(plan.container_bytes[k])) !=
-              0 ||
-          env->Fsync(c.fd) != 0) {
-        return posix::Error("cannot size", path, errno);
-      }
-    }
-    s = posix::SyncDir(staging);
-    if (s.ok()) {
-      s = WriteAtomicShared(staging, kStagedIndex, EncodeIndex(index));
-    }
-    if (!s.ok()) return s;
   }
-  Status s = FinishPublish(dst_dir, dataset, id);
+  // Every container exists and has its planned size (a slot's unused tail
+  // is a hole); one the journals put bytes in must hold them already (a
+  // lost file is not made anew, empty).
+  for (int k = 0; k < plan.containers; ++k) {
+    const std::string path = Join(staging, ContainerName(k));
+    const uint64_t need = journaled[static_cast<size_t>(k)];
+    Fd c;
+    c.fd = env->Open(path.c_str(),
+                     O_WRONLY | O_CLOEXEC | (need > 0 ? 0 : O_CREAT), 0644);
+    if (c.fd < 0) return posix::Error("cannot open", path, errno);
+    struct stat st;
+    if (fstat(c.fd, &st) != 0) return posix::Error("cannot stat", path, errno);
+    if (static_cast<uint64_t>(st.st_size) < need) {
+      return Status::Corruption(path + " holds " +
+                                std::to_string(st.st_size) +
+                                " bytes; its journals say " +
+                                std::to_string(need) + " are durable there");
+    }
+    if (env->Ftruncate(c.fd, static_cast<off_t>(plan.container_bytes[k])) !=
+            0 ||
+        env->Fsync(c.fd) != 0) {
+      return posix::Error("cannot size", path, errno);
+    }
+  }
+  s = posix::SyncDir(staging);
+  if (s.ok()) s = WriteAtomicShared(staging, kStagedIndex, EncodeIndex(index));
+  if (s.ok()) s = FinishPublish(dst_dir, dataset, id);
   if (s.ok()) *durable = *published = true;
   return s;
 }
@@ -348,6 +428,8 @@ class WriterDrain {
       }
       return posix::Error("cannot lock", journal_path_, errno);
     }
+    Status sd = posix::SyncDir(staging_);  // the journal's name durable
+    if (!sd.ok()) return sd;
     std::string data;
     Status s = ReadJournalFile(journal_.fd, journal_path_, &data);
     std::vector<JournalEntry> entries;
@@ -402,7 +484,8 @@ class WriterDrain {
     *fd = Env::Default()->Open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (*fd < 0) return posix::Error("cannot open", path, errno);
     containers_[k] = *fd;
-    return Status::OK();
+    // Its name is durable before any journal entry speaks of its bytes.
+    return posix::SyncDir(staging_);
   }
 
   Status DrainPart(size_t e, size_t i) {
@@ -554,7 +637,12 @@ class WriterDrain {
       // Written so far in no less time than the cap allows.
       const auto due = start_ + std::chrono::nanoseconds(static_cast<int64_t>(
                                     written_ * 1e9 / opt_.bandwidth));
-      std::this_thread::sleep_until(due);
+      while (std::chrono::steady_clock::now() < due) {
+        if (opt_.stop && opt_.stop->load()) break;
+        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+            due - std::chrono::steady_clock::now(),
+            std::chrono::milliseconds(50)));
+      }
     }
     return Status::OK();
   }
@@ -630,29 +718,35 @@ std::unique_ptr<StoreSource> NewReadOnlySource(const std::string& ctx_dir,
 }
 
 Status Published(const std::string& dst_dir, const std::string& dataset,
-                 int64_t id, bool* durable) {
+                 int64_t id, bool* durable, const std::string* record) {
   *durable = false;
   const std::string data_dir = DataDir(dst_dir, dataset, id);
-  if (Exists(Join(Join(dst_dir, "commit"), IndexName(dataset, id)))) {
-    *durable = true;
-    // A drainer stopped between writing the index and dropping its copy.
-    if (Exists(Join(data_dir, kStagedIndex))) {
-      Status s = Unlink(Join(data_dir, kStagedIndex));
-      if (s.ok()) s = posix::SyncDir(data_dir);
-      return s;
-    }
-    return Status::OK();
-  }
+  const bool indexed =
+      Exists(Join(Join(dst_dir, "commit"), IndexName(dataset, id)));
   Status s;
-  if (Exists(Join(data_dir, kStagedIndex))) {
-    s = PublishIndex(dst_dir, dataset, id);
-  } else if (Exists(Join(StagingDir(dst_dir, dataset, id), kStagedIndex))) {
-    s = FinishPublish(dst_dir, dataset, id);
-  } else {
-    return Status::OK();
+  if (!indexed || Exists(Join(data_dir, kStagedIndex))) {
+    // Nothing published, or a publication a drainer left half done.
+    if (!Exists(Join(data_dir, kStagedIndex)) &&
+        !Exists(Join(StagingDir(dst_dir, dataset, id), kStagedIndex))) {
+      return Status::OK();
+    }
+    DstLock lock;
+    s = lock.Lock(dst_dir);
+    if (s.ok()) s = PublishedLocked(dst_dir, dataset, id, durable);
+    if (!s.ok() || !*durable) return s;
   }
-  if (s.ok()) *durable = true;
-  return s;
+  *durable = true;
+  if (record) {
+    bool same = false;
+    s = SameCommit(dst_dir, dataset, id, *record, &same);
+    if (s.IsNotFound()) {
+      *durable = false;  // removed meanwhile
+      return Status::OK();
+    }
+    if (!s.ok()) return s;
+    *durable = same;
+  }
+  return Status::OK();
 }
 
 Status DrainId(const std::string& src_dir, const std::string& dst_dir,
@@ -669,36 +763,67 @@ Status DrainId(const std::string& src_dir, const std::string& dst_dir,
   std::string rec_bytes;
   Status s = ReadRecord(src_dir, dataset, id, &rec, &rec_bytes);
   if (!s.ok()) return s;
-  s = Published(dst_dir, dataset, id, &out->durable);
-  if (!s.ok() || out->durable) return s;
-  for (const char* sub : {"commit", "data", "drain"}) {
-    s = posix::CreateDirs(Join(dst_dir, sub));
-    if (!s.ok()) return s;
-  }
-  const std::string staging = StagingDir(dst_dir, dataset, id);
-  s = posix::CreateDirs(staging);
-  if (!s.ok()) return s;
-  // The aggregation of the first drainer, for this commit of the id.
+  // The destination root is made if missing, as the first root is when a
+  // context starts.
+  const std::string dst_root = dst_dir.substr(0, dst_dir.rfind('/'));
   const uint64_t record_sum = XXH64(rec_bytes.data(), rec_bytes.size(), 0);
+  const std::string staging = StagingDir(dst_dir, dataset, id);
   const std::string plan_path = Join(staging, kPlanName);
   Aggregation agg = options.aggregation;
   int group = options.group;
-  std::string plan_bytes;
-  s = posix::ReadFile(plan_path, &plan_bytes);
-  if (s.IsNotFound()) {
-    s = WriteAtomicShared(staging, kPlanName,
-                          EncodePlanFile(agg, group, record_sum));
-    if (s.ok()) s = posix::ReadFile(plan_path, &plan_bytes);
-  }
-  if (!s.ok()) return s;
-  uint64_t planned_sum = 0;
-  s = DecodePlanFile(plan_bytes, plan_path, &agg, &group, &planned_sum);
-  if (!s.ok()) return s;
-  if (planned_sum != record_sum) {
-    return Status::Corruption(
-        staging + " holds a drain of another commit of " +
-        IdText(dataset, id) + " (the id was removed and written again); "
-        "remove that directory to drain this one");
+  const bool fresh = !Exists(dst_dir);
+  {
+    // Under the lock: what is on DST of this id, and the drain directory
+    // made (never once the id is published).
+    DstLock lock;
+    s = lock.Lock(dst_dir);
+    if (s.ok()) s = PublishedLocked(dst_dir, dataset, id, &out->durable);
+    if (!s.ok()) return s;
+    if (out->durable) {
+      bool same = false;
+      s = SameCommit(dst_dir, dataset, id, rec_bytes, &same);
+      if (!s.ok() || same) return s;
+      // A drained copy of an earlier commit of this id (removed and
+      // written again): it goes, and this one is drained.
+      out->durable = false;
+      s = RemoveLocked(dst_dir, dataset, id);
+      if (!s.ok()) return s;
+    }
+    bool made = fresh;
+    for (const char* sub : {"commit", "data", "drain"}) {
+      if (Exists(Join(dst_dir, sub))) continue;
+      s = posix::CreateDirs(Join(dst_dir, sub));
+      if (!s.ok()) return s;
+      made = true;
+    }
+    if (made) {
+      // The directories made survive a power cut with what they hold.
+      s = posix::SyncDir(dst_dir);
+      if (s.ok()) s = posix::SyncDir(dst_root.empty() ? "/" : dst_root);
+      if (!s.ok()) return s;
+    }
+    std::string plan_bytes;
+    s = posix::ReadFile(plan_path, &plan_bytes);
+    uint64_t planned_sum = 0;
+    if (s.ok()) {
+      s = DecodePlanFile(plan_bytes, plan_path, &agg, &group, &planned_sum);
+      if (s.ok() && planned_sum != record_sum) {
+        // A drain of an earlier commit of this id: not anyone's now.
+        s = posix::RemoveTree(staging);
+        if (s.ok()) s = Status::NotFound("stale");
+      }
+    }
+    if (s.IsNotFound()) {
+      agg = options.aggregation;
+      group = options.group;
+      s = posix::CreateDirs(staging);
+      if (s.ok()) s = posix::SyncDir(Join(dst_dir, "drain"));
+      if (s.ok()) {
+        s = WriteAtomicShared(staging, kPlanName,
+                              EncodePlanFile(agg, group, record_sum));
+      }
+    }
+    if (!s.ok()) return s;
   }
   out->aggregation = agg;
   DrainPlan plan;
@@ -797,11 +922,10 @@ Status KeepLastDrained(const std::string& dst_dir, const std::string& dataset,
 
 Status RemoveDrained(const std::string& dst_dir, const std::string& dataset,
                      int64_t id) {
-  const std::string commit = Join(dst_dir, "commit");
-  Status s = Unlink(Join(commit, IndexName(dataset, id)));
-  if (s.ok() && Exists(commit)) s = posix::SyncDir(commit);
-  if (s.ok()) s = posix::RemoveTree(DataDir(dst_dir, dataset, id));
-  if (s.ok()) s = posix::RemoveTree(StagingDir(dst_dir, dataset, id));
+  if (!Exists(dst_dir)) return Status::OK();
+  DstLock lock;
+  Status s = lock.Lock(dst_dir);
+  if (s.ok()) s = RemoveLocked(dst_dir, dataset, id);
   return s;
 }
 

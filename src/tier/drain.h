@@ -92,8 +92,11 @@ Status DrainId(const std::string& src_dir, const std::string& dst_dir,
 
 // Whether id `id` of `dataset` is on DST (its index exists); publishes it
 // first when every writer is done but a drainer stopped while publishing.
+// With `record` (the id's commit record on SRC), an index of another
+// commit of the id (removed and written again since) does not count.
 Status Published(const std::string& dst_dir, const std::string& dataset,
-                 int64_t id, bool* durable);
+                 int64_t id, bool* durable,
+                 const std::string* record = nullptr);
 
 // What the journals in DST's drain directory say of id `id`: bytes durable
 // there per writer (and whether done). Missing directory: empty map.
