@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "dataset/record.h"
+#include "fs/format.h"
 #include "fs/reader.h"
 #include "util/coding.h"
 #include "util/env.h"
@@ -529,6 +530,21 @@ class WriterDrain {
     const size_t step = kChunkBytes;
     buf_.resize(step);
     fs::Cursor cursor;
+    // The part's file checksum, from the extents as they are read: a part
+    // read from its start is checked against its inode's (an extent lost
+    // from the store would otherwise drain as a hole); a resumed one is
+    // checked whole (VerifyFile) at its end.
+    const bool whole = pos == 0;
+    fs::FileChecksum running(inode.size);
+    uint64_t summed_to = 0;
+    if (whole) {
+      cursor.on_extent_entered = [&](uint64_t off, uint64_t len, uint64_t sum) {
+        if (off >= summed_to) {
+          running.Add(off, len, sum);
+          summed_to = off + len;
+        }
+      };
+    }
     for (const auto& [rb, re] : ranges) {
       for (uint64_t off = std::max(rb, pos); off < re;) {
         if (opt_.stop && opt_.stop->load()) {
@@ -565,6 +581,14 @@ class WriterDrain {
         }
         off += n;
       }
+    }
+    const Status bad = Status::Corruption(
+        store_->path() + ": " + path + " does not match its file checksum "
+        "(an extent is missing or damaged); its drain stops");
+    if (whole && running.Value() != inode.checksum) return bad;
+    if (!whole) {
+      s = fs::VerifyFile(store_, inode, path);
+      if (!s.ok()) return s;
     }
     return Flush(e, i, true);
   }
