@@ -354,66 +354,73 @@ Status Dataset::OpenElement(const std::string& name, ElementKind kind,
   if (c->Finished()) {
     return Status::InvalidArgument("context " + c->name + " has ended");
   }
-  std::lock_guard<std::mutex> lock(d->mu);
-  if (d->closed) return Status::InvalidArgument(IdText(d->name, d->id) + " is closed");
-  std::shared_ptr<ElementImpl> e;
-  for (auto& x : d->elements) {
-    if (x->path == path) e = x;
-  }
-  if (e) {
-    std::lock_guard<std::mutex> elock(e->mu);
-    if (!e->closed) {
-      out->reset(new Element(e));
-      return Status::OK();
+  for (;;) {
+    // Writing: shared with writes, before the dataset's mutex (the order a
+    // move of the parts to another root takes them in).
+    std::shared_lock<std::shared_mutex> sw(d->switch_mu, std::defer_lock);
+    if (d->write) sw.lock();
+    std::unique_lock<std::mutex> lock(d->mu);
+    if (d->closed) {
+      return Status::InvalidArgument(IdText(d->name, d->id) + " is closed");
     }
-  }
-  if (!e) {
-    e = std::make_shared<ElementImpl>();
-    e->ds = impl_;
-    e->name = name;
-    e->kind = kind;
-    e->rank = owner;
-    e->path = path;
-    e->write = d->write;
-  }
-  if (d->write) {
-    std::unique_ptr<dataset::PartFile> f;
-    for (;;) {
-      std::shared_lock<std::shared_mutex> sw(d->switch_mu);
+    std::shared_ptr<ElementImpl> e;
+    for (auto& x : d->elements) {
+      if (x->path == path) e = x;
+    }
+    if (e) {
+      std::lock_guard<std::mutex> elock(e->mu);
+      if (!e->closed) {
+        out->reset(new Element(e));
+        return Status::OK();
+      }
+    }
+    if (!e) {
+      e = std::make_shared<ElementImpl>();
+      e->ds = impl_;
+      e->name = name;
+      e->kind = kind;
+      e->rank = owner;
+      e->path = path;
+      e->write = d->write;
+    }
+    if (d->write) {
+      std::unique_ptr<dataset::PartFile> f;
       const int at = d->root_k;
       s = d->sink->MakeDirs(path.substr(0, path.rfind('/')));
       if (s.ok()) s = d->sink->Create(path, &f);
-      if (s.ok() || !dataset::RootFailed(s)) break;
-      sw.unlock();
-      s = d->FallBack(s, at);  // then again, on the next root
-      if (!s.ok()) break;
+      if (!s.ok() && dataset::RootFailed(s)) {
+        lock.unlock();
+        sw.unlock();
+        s = d->FallBack(s, at);  // then again, on the next root
+        if (s.ok()) continue;
+      }
+      if (!s.ok()) return s;
+      std::lock_guard<std::mutex> elock(e->mu);
+      e->file = std::move(f);
+      e->closed = false;
+      e->closing = false;
+    } else {
+      e->rec = d->record.Find(name, kind, owner);
+      if (!e->rec) {
+        return Status::NotFound(
+            "element " + name +
+            (kind == ElementKind::kShared ? " (shared)"
+                                          : " (unique, rank " +
+                                                std::to_string(owner) + ")") +
+            " is not in " + IdText(d->name, d->id));
+      }
+      std::lock_guard<std::mutex> elock(e->mu);
+      e->rec_size = e->rec->size;
+      e->closed = false;
+      e->closing = false;
     }
-    if (!s.ok()) return s;
-    std::lock_guard<std::mutex> elock(e->mu);
-    e->file = std::move(f);
-    e->closed = false;
-    e->closing = false;
-  } else {
-    e->rec = d->record.Find(name, kind, owner);
-    if (!e->rec) {
-      return Status::NotFound(
-          "element " + name +
-          (kind == ElementKind::kShared ? " (shared)"
-                                        : " (unique, rank " +
-                                              std::to_string(owner) + ")") +
-          " is not in " + IdText(d->name, d->id));
+    if (std::find(d->elements.begin(), d->elements.end(), e) ==
+        d->elements.end()) {
+      d->elements.push_back(e);
     }
-    std::lock_guard<std::mutex> elock(e->mu);
-    e->rec_size = e->rec->size;
-    e->closed = false;
-    e->closing = false;
+    out->reset(new Element(e));
+    return Status::OK();
   }
-  if (std::find(d->elements.begin(), d->elements.end(), e) ==
-      d->elements.end()) {
-    d->elements.push_back(e);
-  }
-  out->reset(new Element(e));
-  return Status::OK();
 }
 
 Status Dataset::ListElements(std::vector<std::string>* shared,
