@@ -596,11 +596,11 @@ std::string ContainerName(int container) {
   return "c." + std::to_string(container);
 }
 
-std::string JournalName(int piece) {
-  return "journal." + std::to_string(piece);
+std::string JournalName(int writer) {
+  return "journal." + std::to_string(writer);
 }
 
-std::string DoneName(int piece) { return "done." + std::to_string(piece); }
+std::string DoneName(int writer) { return "done." + std::to_string(writer); }
 
 }  // namespace tier
 }  // namespace sluice

@@ -7,11 +7,12 @@
 //   DEST/NAME/commit/DATASET.ID.index  the index: the one file whose
 //                                       presence makes the drained id exist
 // and, while it drains, DEST/NAME/drain/DATASET.ID/ holds the containers
-// being written, one journal per piece (journal.<P>) and one done marker
-// per piece (done.<P>). A piece is the ranks of one node of the job that
-// wrote the id: the drain of a piece is the work of one process on that
-// node. When the last piece is done, its drainer renames the drain
-// directory to data/DATASET.ID and writes the index.
+// being written, one journal per writer (journal.<W>: the store that holds
+// parts, a rank's in basic mode, a node's in file_per_node) and one done
+// marker per writer (done.<W>): the drain of a writer's parts is the work
+// of one process at a time (tier/drain.h). When the last writer is done,
+// its drainer renames the drain directory to data/DATASET.ID and writes
+// the index.
 //
 // Placement (MakePlan): each part of the commit record gets a slot in one
 // container: the container of its rank (n_n: the rank; n_m: its node, or
@@ -164,8 +165,8 @@ Status ReplayJournal(const dataset::CommitRecord& rec,
 // File names.
 std::string IndexName(const std::string& dataset, int64_t id);  // D.I.index
 std::string ContainerName(int container);                       // c.<K>
-std::string JournalName(int piece);                             // journal.<P>
-std::string DoneName(int piece);                                // done.<P>
+std::string JournalName(int writer);                            // journal.<W>
+std::string DoneName(int writer);                               // done.<W>
 
 }  // namespace tier
 }  // namespace sluice

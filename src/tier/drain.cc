@@ -211,7 +211,7 @@ class DstLock {
  public:
   Status Lock(const std::string& dst_dir) {
     const std::string dir = Join(dst_dir, "drain");
-    Status s = posix::CreateDirs(dir);
+    Status s = Exists(dir) ? Status::OK() : posix::CreateDirs(dir);
     if (!s.ok()) return s;
     const std::string path = Join(dir, "lock");
     Env* env = Env::Default();

@@ -123,16 +123,22 @@ Status ReadFile(const std::string& path, std::string* data) {
   int fd = env->Open(path.c_str(), O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return Error("cannot open", path, errno);
   data->clear();
-  char buf[4096];
+  // Read in steps that grow with what the file turned out to hold, so a
+  // large file (a drained id's index) takes few reads.
+  size_t step = 64 * 1024;
   Status s;
   for (;;) {
-    ssize_t n = env->Pread(fd, buf, sizeof buf, data->size());
+    const size_t at = data->size();
+    data->resize(at + step);
+    ssize_t n = env->Pread(fd, &(*data)[at], step, static_cast<off_t>(at));
     if (n < 0) {
+      data->resize(at);
       s = Error("cannot read", path, errno);
       break;
     }
+    data->resize(at + static_cast<size_t>(n));
     if (n == 0) break;
-    data->append(buf, static_cast<size_t>(n));
+    if (step < (64u << 20)) step *= 2;
   }
   env->Close(fd);
   return s;
