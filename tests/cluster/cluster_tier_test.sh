@@ -15,8 +15,9 @@
 #              /local is then wiped and a job of another rank count reads
 #              HIGHEST and every drained id from the PFS. A representative
 #              subset; SLUICE_CLUSTER_TIER_FULL=1 runs the whole matrix.
-#   auto_skip  stage_mode auto with ids 1-6 committed faster than they
-#              drain: nothing of a skipped id is left under drain/.
+#   auto_skip  stage_mode auto with ids 1-8 committed about as fast as
+#              they drain (the PFS capped): nothing of a skipped id is
+#              left under drain/.
 #   node_loss  a node killed before the drain of an id (committed on
 #              /local only): the restart on the remaining node reads the
 #              previous id from the PFS, HIGHEST is that id, and the torn
@@ -89,9 +90,13 @@ seq_names() {  # PREFIX N -> "PREFIX0 ... PREFIX(N-1) " as ls sorts them
   for i in $(seq 0 $(($2 - 1))); do echo "$1$i"; done | sort | tr '\n' ' '
 }
 
-strict_auto=0
+strict_auto=0 size=""  # size: block=N for tier_mpi_test
 if [ "$mode" = drain ] || [ "$mode" = auto_skip ]; then
-  cluster up 4 --pfs-size 1G --local-size 256M || { echo "FAIL: up"; exit 1; }
+  cap=""
+  [ "$mode" = drain ] || cap="--pfs-write-cap ${SLUICE_CLUSTER_TIER_CAP:-64M}"
+  # shellcheck disable=SC2086
+  cluster up 4 --pfs-size 1G --local-size 256M $cap ||
+    { echo "FAIL: up"; exit 1; }
   all_nodes="node0 node1 node2 node3"
   # One case: TOPOLOGY (2x2, 4x2) STAGE AGGREGATION GROUP DATASET_MODE
   # [LAST]: ids 1..LAST (default 3).
@@ -120,7 +125,7 @@ if [ "$mode" = drain ] || [ "$mode" = auto_skip ]; then
       end_of_job | disable) wait=wait=none ;;
     esac
     job "$what: ids 1-$last written to /local by $n ranks" -n $n \
-      --host $hosts --map-by node "$prog" write ids=1-$last root=/local/ckpt \
+      --host $hosts --map-by node "$prog" write ids=1-$last $size root=/local/ckpt \
       $wait || return
     # Every node's leader keeps a copy of each commit record.
     local node records all
@@ -188,7 +193,7 @@ if [ "$mode" = drain ] || [ "$mode" = auto_skip ]; then
       # (By the same ranks on the same nodes: a rank reads the stores of
       # its own node's /local alone.)
       job "$what: ids read from /local by the same ranks" -n $n \
-        --host $hosts --map-by node "$prog" read highest=$last ids=1-$last \
+        --host $hosts --map-by node "$prog" read highest=$last ids=1-$last $size \
         root=/local/ckpt
       wipe_local $nodes
       job "$what: no id left once /local is wiped" -n $rn --host $rhosts \
@@ -197,15 +202,17 @@ if [ "$mode" = drain ] || [ "$mode" = auto_skip ]; then
     fi
     wipe_local $nodes
     job "$what: HIGHEST and ids '$want_ids' read from the PFS by $rn ranks" \
-      -n $rn --host $rhosts "$prog" read highest=$last \
+      -n $rn --host $rhosts "$prog" read highest=$last $size \
       ids="$(echo $want_ids | tr ' ' ,)" root="$pfs/ckpt"
   }
   if [ "$mode" = auto_skip ]; then
-    # stage_mode auto with ids committed faster than they drain: a
-    # skipped id leaves nothing on the PFS, an id drained is whole.
-    strict_auto=1
-    drain_case 2x2 auto n_1 "" basic 6
-    drain_case 4x2 auto n_n "" basic 6
+    # stage_mode auto with ids committed about as fast as they drain
+    # (4 MiB a rank, the PFS capped): a skipped id leaves nothing on the
+    # PFS, an id drained is whole.
+    strict_auto=1 size=block=${SLUICE_CLUSTER_TIER_BLOCK:-4194304}
+    drain_case 2x2 auto n_1 "" basic 8
+    drain_case 4x2 auto n_n "" basic 8
+    drain_case 2x2 auto n_m "" basic 8
   elif [ "${SLUICE_CLUSTER_TIER_FULL:-0}" = 1 ]; then
     for stage in immediate end_of_job auto disable; do
       for agg in n_n n_m n_1; do
