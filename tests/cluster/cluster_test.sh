@@ -10,29 +10,8 @@
 set -uo pipefail
 mode=$1 cluster=$2 prog=$3 mpiexec=$4 work=$5
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (namespaces, mounts, loop devices)"
-for t in unshare nsenter ip losetup mkfs.ext4; do
-  command -v $t >/dev/null || skip "'$t' is not installed"
-done
-unshare --net --mount --uts --ipc --pid --fork true 2>/dev/null ||
-  skip "cannot create namespaces here"
-[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"
-[ -w /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ] ||
-  skip "no cgroup-v1 blkio throttle to cap the PFS"
-[ -x "$mpiexec" ] || skip "no mpiexec"
+. "$(dirname "$0")/bed.sh"
 
-export SLUICE_CLUSTER_STATE=/run/sluice-cluster-test
-export SLUICE_CLUSTER_PFS=$work/pfs
-export SLUICE_CLUSTER_IMAGE_DIR=$work/image
-"$cluster" down >/dev/null 2>&1  # what a crashed run left, before its files go
-rm -rf "$work"
-mkdir -p "$work"
-pfs=$SLUICE_CLUSTER_PFS
-
-failed=0
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # What the cluster could leave behind: links, mounts, loop devices,
 # throttle rules, holders (in namespaces of their own: not in ip link).
 before() {
@@ -40,9 +19,6 @@ before() {
   cat /sys/fs/cgroup/blkio/blkio.throttle.{read,write}_bps_device; echo
   echo "holders: $(pgrep -fc sluice-cluster-holder)"
 }
-cluster() { "$cluster" "$@"; }
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'; }
 
 # What the host lists before the cluster, to compare after 'down'.
 before >"$work/before"
