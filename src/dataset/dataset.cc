@@ -133,7 +133,7 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
         }
       }
     } else {
-      s = dataset::FindReadable(c, name, id, visible, &record);
+      s = dataset::FindReadable(c, name, id, visible, &record, {});
     }
   }
   s = g->Agree(s, "opening " + IdText(name, id));
@@ -161,22 +161,50 @@ Status Context::OpenDataset(const std::string& name, int64_t id, int flags,
     s = g->Agree(s, "creating " + IdText(name, id));
     if (!s.ok()) return s;
   } else {
-    s = g->Broadcast(&record, 0);
-    if (s.ok() && record.size() < 12) {
-      s = Status::Corruption("malformed record of " + IdText(name, id));
+    // Ids found in a store of the context's root that no longer holds
+    // them (a store made anew for a rank of a lost node) are passed over.
+    std::set<int64_t> passed;
+    for (;;) {
+      s = g->Broadcast(&record, 0);
+      if (s.ok() && record.size() < 12) {
+        s = Status::Corruption("malformed record of " + IdText(name, id));
+      }
+      if (s.ok()) {
+        // The root it is read from as drained, that of its drained copy
+        // (-1: none), and the root of its stores.
+        const int from = static_cast<int32_t>(DecodeFixed32(record.data()));
+        d->drained_root =
+            static_cast<int32_t>(DecodeFixed32(record.data() + 4));
+        d->store_root = static_cast<int32_t>(DecodeFixed32(record.data() + 8));
+        d->from_drained = from >= 0;
+        if (d->from_drained) d->drained_root = from;
+        s = dataset::DecodeRecord(std::string_view(record).substr(12),
+                                  "of " + IdText(name, id), &d->record);
+      }
+      if (!s.ok()) return s;
+      bool lacking = !d->from_drained &&
+                     !dataset::HoldsItsParts(c, d->record, d->store_root);
+      s = g->AnyTrue(&lacking);
+      if (!s.ok()) return s;
+      if (!lacking) break;
+      if (d->drained_root >= 0) {
+        d->from_drained = true;  // its drained copy is whole
+        break;
+      }
+      if (id >= 0) {
+        // As FindReadable says of an id some store of which no rank sees.
+        return Status::NotFound(
+            IdText(name, id) + " is incomplete: a store that held parts of "
+            "it was made anew (its node was lost), and no data root holds "
+            "a drained copy");
+      }
+      passed.insert(d->record.id);
+      if (g->rank() == 0) {
+        s = dataset::FindReadable(c, name, id, visible, &record, passed);
+      }
+      s = g->Agree(s, "opening " + IdText(name, id));
+      if (!s.ok()) return s;
     }
-    if (s.ok()) {
-      // The root it is read from as drained, that of its drained copy
-      // (-1: none), and the root of its stores.
-      const int from = static_cast<int32_t>(DecodeFixed32(record.data()));
-      d->drained_root = static_cast<int32_t>(DecodeFixed32(record.data() + 4));
-      d->store_root = static_cast<int32_t>(DecodeFixed32(record.data() + 8));
-      d->from_drained = from >= 0;
-      if (d->from_drained) d->drained_root = from;
-      s = dataset::DecodeRecord(std::string_view(record).substr(12),
-                                "of " + IdText(name, id), &d->record);
-    }
-    if (!s.ok()) return s;
     d->id = d->record.id;
     d->dir = "/" + name + "/" + std::to_string(d->id);
   }

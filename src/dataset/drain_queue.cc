@@ -91,6 +91,40 @@ Status DrainQueue::WaitAll(bool progress, const std::string& what) {
   return Status::OK();
 }
 
+void DrainQueue::TakeQueued(const std::string& dataset, int64_t below,
+                            std::vector<std::shared_ptr<DrainJob>>* taken,
+                            std::vector<int64_t>* began) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto q = queue_.begin(); q != queue_.end();) {
+    if ((*q)->dataset == dataset && (*q)->id < below) {
+      taken->push_back(*q);
+      q = queue_.erase(q);
+    } else {
+      ++q;
+    }
+  }
+  for (auto& [key, j] : jobs_) {
+    if (key.first == dataset && key.second < below &&
+        (j->phase == DrainPhase::kDraining ||
+         j->phase == DrainPhase::kDurable ||
+         j->phase == DrainPhase::kFailed)) {
+      began->push_back(key.second);
+    }
+  }
+}
+
+void DrainQueue::Return(const std::shared_ptr<DrainJob>& job, bool skip) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (skip || stopping_) {
+    job->phase = skip ? DrainPhase::kSkipped : DrainPhase::kFailed;
+    if (!skip) job->error = Status::InvalidArgument("the context has ended");
+  } else {
+    queue_.push_back(job);
+    cv_.notify_one();
+  }
+  cv_.notify_all();
+}
+
 void DrainQueue::Cancel(const std::string& dataset, int64_t id) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = jobs_.find({dataset, id});
@@ -136,17 +170,6 @@ void DrainQueue::Run() {
     if (stopping_) return;
     std::shared_ptr<DrainJob> job = queue_.front();
     queue_.pop_front();
-    if (job->skip_if_superseded) {
-      bool newer = false;
-      for (const auto& q : queue_) {
-        newer |= q->dataset == job->dataset && q->id > job->id;
-      }
-      if (newer) {
-        job->phase = DrainPhase::kSkipped;
-        cv_.notify_all();
-        continue;
-      }
-    }
     job->phase = DrainPhase::kDraining;
     ++running_;
     lock.unlock();

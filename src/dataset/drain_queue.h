@@ -32,7 +32,6 @@ struct DrainJob {
   // Where they are (lives as long as the job; the store it reads as long
   // as the context, which stops the queue before closing its stores).
   std::unique_ptr<tier::StoreSource> source;
-  bool skip_if_superseded = false;  // stage_mode auto
   int keep_dst = 0;  // keep_last on the destination (0: all)
   tier::DrainOptions options;
 
@@ -64,6 +63,14 @@ class DrainQueue {
   // Stops the threads (a drain in flight stops at its next flush, to be
   // resumed later) and waits for them.
   void Stop();
+  // stage_mode auto: takes out of the queue the jobs of `dataset` below id
+  // `below` not begun yet (*taken), and says which of its ids below it
+  // began here (*began: draining or done).
+  void TakeQueued(const std::string& dataset, int64_t below,
+                  std::vector<std::shared_ptr<DrainJob>>* taken,
+                  std::vector<int64_t>* began);
+  // Puts a job TakeQueued took back in the queue, or marks it skipped.
+  void Return(const std::shared_ptr<DrainJob>& job, bool skip);
   // Forgets the id's job: out of the queue, or stopped and waited for
   // (UnlinkId removes the id next).
   void Cancel(const std::string& dataset, int64_t id);

@@ -131,7 +131,6 @@ std::shared_ptr<DrainJob> MakeJob(ContextImpl* c, const std::string& dataset,
   job->dst_root = dst;
   job->dst_root_path = c->roots[static_cast<size_t>(dst)];
   job->writers = {c->group->rank()};
-  job->skip_if_superseded = c->Get("stage_mode", dataset).value == "auto";
   job->keep_dst = KeepLast(c, dataset, dst);
   tier::ParseAggregation(c->Get("aggregation", dataset).value,
                          &job->options.aggregation);
@@ -190,6 +189,15 @@ Status Undrained(ContextImpl* c,
       bool mine = false;
       for (const auto& e : rec.elements) {
         for (const auto& p : e.parts) mine |= p.writer == c->group->rank();
+      }
+      // A store made anew (its node lost) has nothing of the id to drain.
+      if (mine && !HoldsItsParts(c, rec, c->root_index)) {
+        fprintf(stderr,
+                "sluice: context %s: not draining %s: store %s holds "
+                "nothing of it (made anew?)\n",
+                c->name.c_str(), IdText(ds, id).c_str(),
+                c->StorePath(c->group->rank()).c_str());
+        continue;
       }
       if (mine) out->push_back({rec, ds});
     }
@@ -354,9 +362,16 @@ Status StartTiers(ContextImpl* c) {
   // drained.
   std::vector<std::pair<CommitRecord, std::string>> ids;
   s = Undrained(c, &ids);
+  // auto: the newest undrained id of each dataset (the same on every rank:
+  // the records are); immediate: every one.
+  std::map<std::string, int64_t> newest;
+  for (const auto& [rec, ds] : ids) {
+    newest[ds] = std::max(newest.count(ds) ? newest[ds] : rec.id, rec.id);
+  }
   for (const auto& [rec, ds] : ids) {
     const std::string mode = c->Get("stage_mode", ds).value;
     if (mode != "auto" && mode != "immediate") continue;
+    if (mode == "auto" && rec.id != newest[ds]) continue;
     auto job = MakeJob(c, ds, rec.id, rec.mode, c->root_index);
     if (job) c->drains->Add(job);
   }
@@ -454,6 +469,41 @@ Status KeepLastHere(ContextImpl* c, const std::string& dataset) {
                          " beyond keep_last");
 }
 
+// stage_mode auto, after id `id` of `dataset` committed: the queued
+// drains of older ids of it no rank began are skipped. Collective.
+Status SkipSuperseded(ContextImpl* c, const std::string& dataset, int64_t id) {
+  Group* g = c->group.get();
+  std::vector<std::shared_ptr<DrainJob>> taken;
+  std::vector<int64_t> began;
+  if (c->drains) c->drains->TakeQueued(dataset, id, &taken, &began);
+  std::string mine;
+  for (int64_t b : began) mine += std::to_string(b) + "\n";
+  std::vector<std::string> all;
+  Status s = g->Gather(mine, &all, 0);
+  std::string keep;
+  if (s.ok() && g->rank() == 0) {
+    std::set<int64_t> ids;
+    for (const auto& a : all) {
+      for (size_t pos = 0; pos < a.size();) {
+        const size_t nl = a.find('\n', pos);
+        ids.insert(strtoll(a.c_str() + pos, nullptr, 10));
+        pos = nl + 1;
+      }
+    }
+    for (int64_t i : ids) keep += std::to_string(i) + "\n";
+  }
+  if (s.ok()) s = g->Broadcast(&keep, 0);
+  std::set<int64_t> drain;
+  for (size_t pos = 0; s.ok() && pos < keep.size();) {
+    const size_t nl = keep.find('\n', pos);
+    drain.insert(strtoll(keep.c_str() + pos, nullptr, 10));
+    pos = nl + 1;
+  }
+  // On a failed exchange nothing is skipped.
+  for (auto& j : taken) c->drains->Return(j, s.ok() && !drain.count(j->id));
+  return s;
+}
+
 }  // namespace
 
 void AfterCommit(ContextImpl* c, std::string record,
@@ -470,8 +520,18 @@ void AfterCommit(ContextImpl* c, std::string record,
     }
     s = g->Agree(s, "copying the commit record of " + IdText(dataset, id));
   }
-  const std::string stage = c->Get("stage_mode", dataset).value;
-  if (stage == "auto" || stage == "immediate") {
+  // Rank 0's stage mode, so that every rank makes the same calls.
+  std::string stage = c->Get("stage_mode", dataset).value;
+  Status b = g->Broadcast(&stage, 0);
+  if (s.ok()) s = b;
+  if (b.ok() && stage == "auto") {
+    // Ids of the dataset superseded by this one before their drain began
+    // anywhere are skipped; one some rank began is drained by all, or it
+    // would never be whole on the next root.
+    Status a = SkipSuperseded(c, dataset, id);
+    if (s.ok()) s = a;
+  }
+  if (b.ok() && (stage == "auto" || stage == "immediate")) {
     auto job = MakeJob(c, dataset, id, mode, root);
     if (job) c->drains->Add(job);
   }
@@ -538,8 +598,22 @@ Status VisibleWriters(ContextImpl* c, std::set<int>* visible) {
   return Status::OK();
 }
 
+bool HoldsItsParts(ContextImpl* c, const CommitRecord& rec, int root) {
+  if (root != c->root_index || !c->fs) return true;
+  const int me = c->group->rank();
+  bool named = false;
+  for (const auto& e : rec.elements) {
+    for (const auto& p : e.parts) named |= p.writer == me;
+  }
+  if (!named) return true;
+  FileInfo info;
+  return c->fs->Stat("/" + rec.dataset + "/" + std::to_string(rec.id), &info)
+      .ok();
+}
+
 Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
-                    const std::set<int>& visible, std::string* out) {
+                    const std::set<int>& visible, std::string* out,
+                    const std::set<int64_t>& passed) {
   struct Candidate {
     int here = -1;     // the root with its record and stores: the
                        // context's, or one the id fell back to
@@ -555,13 +629,13 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
   for (int k = 0; k < static_cast<int>(c->roots.size()); ++k) {
     if (k != c->root_index) order.push_back(k);
   }
-  std::string passed;
+  std::string unlisted;  // roots that could not be listed, and why
   for (int k : order) {
     std::vector<std::string> names;
     Status l = posix::ListDir(posix::JoinPath(c->RootDir(k), "commit"), &names);
     if (!l.ok()) {
       if (k == c->root_index) return l;
-      if (!l.IsNotFound()) passed += "; " + l.ToString();
+      if (!l.IsNotFound()) unlisted += "; " + l.ToString();
       continue;
     }
     for (const auto& n : names) {
@@ -589,10 +663,9 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
       }
     }
   }
-  if (id >= 0) {
-    for (auto it = cands.begin(); it != cands.end();) {
-      it = it->first == id ? std::next(it) : cands.erase(it);
-    }
+  for (auto it = cands.begin(); it != cands.end();) {
+    const bool keep = (id < 0 || it->first == id) && !passed.count(it->first);
+    it = keep ? std::next(it) : cands.erase(it);
   }
   // Each candidate's record (and commit time), newest first.
   struct Found {
@@ -670,7 +743,7 @@ Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
                           : " (incomplete: id(s)" + incomplete +
                                 ": stores no rank sees, and no data root "
                                 "holds a whole drained copy)";
-    why += passed;
+    why += unlisted;
     if (id >= 0) {
       return Status::NotFound(IdText(name, id) + " is not committed in " +
                               c->root + why);

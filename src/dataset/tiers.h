@@ -55,8 +55,14 @@ Status FinishTiers(ContextImpl* c, bool wait);
 // root the id is read from as drained, the root of its drained copy and
 // the root of its record and stores (4 bytes each, -1: none).
 Status VisibleWriters(ContextImpl* c, std::set<int>* visible);
+// Ids in `passed` are not candidates.
 Status FindReadable(ContextImpl* c, const std::string& name, int64_t id,
-                    const std::set<int>& visible, std::string* out);
+                    const std::set<int>& visible, std::string* out,
+                    const std::set<int64_t>& passed);
+// Whether this rank's own store, if the record of an id on root `root`
+// names it as holding parts, holds the id's directory (a store made anew
+// for a rank of a lost node does not). Local.
+bool HoldsItsParts(ContextImpl* c, const CommitRecord& rec, int root);
 
 // UnlinkId on rank 0: removes the drained copies of the id on every root
 // (index first), then its records on every root (the context's last);
