@@ -470,6 +470,10 @@ class WriterDrain {
         return posix::Error("cannot create", done, errno);
       }
       s = posix::SyncDir(staging_);
+      // Another writer, done at once, may have seen this marker and
+      // published the id (its drain directory renamed): then the marker
+      // has done its work.
+      if (s.IsNotFound()) s = Status::OK();
     }
     return s;
   }
