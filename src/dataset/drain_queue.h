@@ -80,11 +80,13 @@ class DrainQueue {
   const int threads_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::shared_ptr<DrainJob>> queue_;                    // GUARDED_BY(mu_)
-  std::map<std::pair<std::string, int64_t>, std::shared_ptr<DrainJob>> jobs_;  // GUARDED_BY(mu_)
-  int running_ = 0;                                                // GUARDED_BY(mu_)
-  bool stopping_ = false;                                          // GUARDED_BY(mu_)
-  std::vector<std::thread> pool_;                                  // GUARDED_BY(mu_)
+  // GUARDED_BY(mu_): the jobs not begun, in order; every job by id; the
+  // jobs draining now; whether Stop began; the threads.
+  std::deque<std::shared_ptr<DrainJob>> queue_;
+  std::map<std::pair<std::string, int64_t>, std::shared_ptr<DrainJob>> jobs_;
+  int running_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> pool_;
 };
 
 }  // namespace dataset

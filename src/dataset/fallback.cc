@@ -12,14 +12,7 @@
 namespace sluice {
 
 using dataset::Group;
-
-namespace {
-
-std::string IdText(const std::string& name, int64_t id) {
-  return "dataset " + name + " id " + std::to_string(id);
-}
-
-}  // namespace
+using dataset::IdText;
 
 Status ContextImpl::StoreAt(int k, bool create, FileSystem** out) {
   *out = nullptr;

@@ -67,6 +67,13 @@ inline bool RootFailed(const Status& s) {
   return s.code() == Code::kNoSpace || s.code() == Code::kIOError;
 }
 
+// "dataset NAME id ID", for messages.
+std::string IdText(const std::string& name, int64_t id);
+// A strided request's blocks: not overlapping, no overflow, ending below
+// offset 2^62.
+Status CheckStrided(uint64_t offset, size_t count, size_t block,
+                    uint64_t stride);
+
 // rm -r of `path` inside a file system.
 Status RemoveFsTree(FileSystem* f, const std::string& path);
 bool Truthy(const std::string& value);  // Config::ParseBool's true

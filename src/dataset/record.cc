@@ -16,67 +16,30 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'D', 'S'};
 
-void Put32(std::string* s, uint32_t v) {
-  char b[4];
-  EncodeFixed32(b, v);
-  s->append(b, 4);
-}
-void Put64(std::string* s, uint64_t v) {
-  char b[8];
-  EncodeFixed64(b, v);
-  s->append(b, 8);
-}
 void PutStr(std::string* s, const std::string& v) {
-  Put32(s, static_cast<uint32_t>(v.size()));
+  PutFixed32(s, static_cast<uint32_t>(v.size()));
   s->append(v);
 }
 
-// Reads fields off the front of a byte string; any read past its end makes
-// it fail, and every later read too.
-struct Reader {
-  std::string_view in;
-  bool bad = false;
-  bool Take(size_t n, const char** p) {
-    if (bad || in.size() < n) {
-      bad = true;
-      return false;
-    }
-    *p = in.data();
-    in.remove_prefix(n);
-    return true;
-  }
-  uint32_t U32() {
-    const char* p;
-    return Take(4, &p) ? DecodeFixed32(p) : 0;
-  }
-  uint64_t U64() {
-    const char* p;
-    return Take(8, &p) ? DecodeFixed64(p) : 0;
-  }
-  std::string Str() {
-    uint32_t n = U32();
-    const char* p;
-    return Take(n, &p) ? std::string(p, n) : std::string();
-  }
-};
+using Reader = ByteReader;
 
 void PutElements(std::string* s, const std::vector<ElementRecord>& elements) {
-  Put32(s, static_cast<uint32_t>(elements.size()));
+  PutFixed32(s, static_cast<uint32_t>(elements.size()));
   for (const auto& e : elements) {
     PutStr(s, e.name);
-    Put32(s, static_cast<uint32_t>(e.kind));
-    Put32(s, static_cast<uint32_t>(e.rank));
-    Put64(s, e.size);
-    Put32(s, static_cast<uint32_t>(e.parts.size()));
+    PutFixed32(s, static_cast<uint32_t>(e.kind));
+    PutFixed32(s, static_cast<uint32_t>(e.rank));
+    PutFixed64(s, e.size);
+    PutFixed32(s, static_cast<uint32_t>(e.parts.size()));
     for (const auto& p : e.parts) {
-      Put32(s, static_cast<uint32_t>(p.writer));
-      Put32(s, static_cast<uint32_t>(p.rank));
-      Put64(s, p.size);
-      Put64(s, p.checksum);
-      Put32(s, static_cast<uint32_t>(p.ranges.size()));
+      PutFixed32(s, static_cast<uint32_t>(p.writer));
+      PutFixed32(s, static_cast<uint32_t>(p.rank));
+      PutFixed64(s, p.size);
+      PutFixed64(s, p.checksum);
+      PutFixed32(s, static_cast<uint32_t>(p.ranges.size()));
       for (const auto& [b, e2] : p.ranges) {
-        Put64(s, b);
-        Put64(s, e2);
+        PutFixed64(s, b);
+        PutFixed64(s, e2);
       }
     }
   }
@@ -144,23 +107,23 @@ const ElementRecord* CommitRecord::Find(const std::string& name,
 std::string EncodeRecord(const CommitRecord& r) {
   std::string body;
   PutStr(&body, r.dataset);
-  Put64(&body, static_cast<uint64_t>(r.id));
-  Put32(&body, static_cast<uint32_t>(r.ranks));
-  Put32(&body, static_cast<uint32_t>(r.writers));
-  Put32(&body, static_cast<uint32_t>(r.mode));
-  Put64(&body, static_cast<uint64_t>(r.commit_time_ns));
-  Put32(&body, static_cast<uint32_t>(r.nodes));
+  PutFixed64(&body, static_cast<uint64_t>(r.id));
+  PutFixed32(&body, static_cast<uint32_t>(r.ranks));
+  PutFixed32(&body, static_cast<uint32_t>(r.writers));
+  PutFixed32(&body, static_cast<uint32_t>(r.mode));
+  PutFixed64(&body, static_cast<uint64_t>(r.commit_time_ns));
+  PutFixed32(&body, static_cast<uint32_t>(r.nodes));
   for (int i = 0; i < r.ranks; ++i) {
     const size_t at = static_cast<size_t>(i);
-    Put32(&body, static_cast<uint32_t>(
+    PutFixed32(&body, static_cast<uint32_t>(
                      at < r.node_of_rank.size() ? r.node_of_rank[at] : 0));
   }
   PutElements(&body, r.elements);
   std::string out(kMagic, sizeof kMagic);
-  Put32(&out, kRecordVersion);
-  Put64(&out, body.size());
+  PutFixed32(&out, kRecordVersion);
+  PutFixed64(&out, body.size());
   out += body;
-  Put64(&out, XXH64(out.data(), out.size(), 0));
+  PutFixed64(&out, XXH64(out.data(), out.size(), 0));
   return out;
 }
 

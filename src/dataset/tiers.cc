@@ -19,10 +19,6 @@ namespace dataset {
 
 namespace {
 
-std::string IdText(const std::string& name, int64_t id) {
-  return "dataset " + name + " id " + std::to_string(id);
-}
-
 bool Exists(const std::string& path) {
   posix::PathKind k;
   return posix::Probe(path, &k).ok() && k != posix::PathKind::kMissing;

@@ -25,44 +25,8 @@ constexpr uint32_t kJournalMagic = 0x534c4a31;
 constexpr size_t kEntryHead = 4 + 4;
 constexpr size_t kEntryFrame = kEntryHead + 8;
 
-void Put32(std::string* s, uint32_t v) {
-  char b[4];
-  EncodeFixed32(b, v);
-  s->append(b, 4);
-}
-void Put64(std::string* s, uint64_t v) {
-  char b[8];
-  EncodeFixed64(b, v);
-  s->append(b, 8);
-}
 
-// Reads fields off the front of a byte string; any read past its end makes
-// it fail, and every later read too.
-struct Reader {
-  std::string_view in;
-  bool bad = false;
-  bool Take(size_t n, const char** p) {
-    if (bad || in.size() < n) {
-      bad = true;
-      return false;
-    }
-    *p = in.data();
-    in.remove_prefix(n);
-    return true;
-  }
-  uint8_t U8() {
-    const char* p;
-    return Take(1, &p) ? static_cast<uint8_t>(*p) : 0;
-  }
-  uint32_t U32() {
-    const char* p;
-    return Take(4, &p) ? DecodeFixed32(p) : 0;
-  }
-  uint64_t U64() {
-    const char* p;
-    return Take(8, &p) ? DecodeFixed64(p) : 0;
-  }
-};
+using Reader = ByteReader;
 
 // *out = a + b; false when it overflows.
 bool Add(uint64_t a, uint64_t b, uint64_t* out) {
@@ -296,16 +260,16 @@ uint64_t DrainedPart::packed_bytes() const {
 std::string EncodeIndex(const DrainIndex& index) {
   std::string body;
   const std::string rec = dataset::EncodeRecord(index.record);
-  Put32(&body, static_cast<uint32_t>(rec.size()));
+  PutFixed32(&body, static_cast<uint32_t>(rec.size()));
   body += rec;
   const DrainPlan& plan = index.plan;
-  Put32(&body, static_cast<uint32_t>(plan.aggregation));
-  Put32(&body, static_cast<uint32_t>(plan.group));
-  Put32(&body, index.chunk_bytes);
-  Put32(&body, static_cast<uint32_t>(plan.containers));
+  PutFixed32(&body, static_cast<uint32_t>(plan.aggregation));
+  PutFixed32(&body, static_cast<uint32_t>(plan.group));
+  PutFixed32(&body, index.chunk_bytes);
+  PutFixed32(&body, static_cast<uint32_t>(plan.containers));
   for (int c = 0; c < plan.containers; ++c) {
     const size_t at = static_cast<size_t>(c);
-    Put64(&body, at < plan.container_bytes.size() ? plan.container_bytes[at]
+    PutFixed64(&body, at < plan.container_bytes.size() ? plan.container_bytes[at]
                                                   : 0);
   }
   static const DrainedPart kNone;
@@ -315,20 +279,20 @@ std::string EncodeIndex(const DrainIndex& index) {
           e < index.parts.size() && p < index.parts[e].size()
               ? index.parts[e][p]
               : kNone;
-      Put32(&body, static_cast<uint32_t>(dp.extents.size()));
+      PutFixed32(&body, static_cast<uint32_t>(dp.extents.size()));
       for (const Extent& x : dp.extents) {
-        Put64(&body, x.offset);
-        Put64(&body, x.length);
+        PutFixed64(&body, x.offset);
+        PutFixed64(&body, x.length);
       }
-      Put32(&body, static_cast<uint32_t>(dp.chunk_sums.size()));
-      for (uint64_t s : dp.chunk_sums) Put64(&body, s);
+      PutFixed32(&body, static_cast<uint32_t>(dp.chunk_sums.size()));
+      for (uint64_t s : dp.chunk_sums) PutFixed64(&body, s);
     }
   }
   std::string out(kIndexMagic, sizeof kIndexMagic);
-  Put32(&out, kIndexVersion);
-  Put64(&out, body.size());
+  PutFixed32(&out, kIndexVersion);
+  PutFixed64(&out, body.size());
   out += body;
-  Put64(&out, XXH64(out.data(), out.size(), 0));
+  PutFixed64(&out, XXH64(out.data(), out.size(), 0));
   return out;
 }
 
@@ -451,23 +415,23 @@ Status DecodeIndex(std::string_view data, const std::string& what,
 
 std::string EncodeJournalEntry(const JournalEntry& e) {
   std::string body;
-  Put32(&body, e.element);
-  Put32(&body, e.part);
-  Put32(&body, static_cast<uint32_t>(e.extents.size()));
+  PutFixed32(&body, e.element);
+  PutFixed32(&body, e.part);
+  PutFixed32(&body, static_cast<uint32_t>(e.extents.size()));
   for (const Extent& x : e.extents) {
-    Put64(&body, x.offset);
-    Put64(&body, x.length);
-    Put64(&body, x.packed);
+    PutFixed64(&body, x.offset);
+    PutFixed64(&body, x.length);
+    PutFixed64(&body, x.packed);
   }
-  Put32(&body, e.first_chunk);
-  Put32(&body, static_cast<uint32_t>(e.chunk_sums.size()));
-  for (uint64_t s : e.chunk_sums) Put64(&body, s);
+  PutFixed32(&body, e.first_chunk);
+  PutFixed32(&body, static_cast<uint32_t>(e.chunk_sums.size()));
+  for (uint64_t s : e.chunk_sums) PutFixed64(&body, s);
   body += static_cast<char>(e.done ? 1 : 0);
   std::string out;
-  Put32(&out, kJournalMagic);
-  Put32(&out, static_cast<uint32_t>(body.size()));
+  PutFixed32(&out, kJournalMagic);
+  PutFixed32(&out, static_cast<uint32_t>(body.size()));
   out += body;
-  Put64(&out, XXH64(out.data(), out.size(), 0));
+  PutFixed64(&out, XXH64(out.data(), out.size(), 0));
   return out;
 }
 
