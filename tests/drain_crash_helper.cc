@@ -7,7 +7,9 @@
 //       drain of each id is waited for before the next is written, and
 //       "drained ID PHASE" printed), then "written", and "finished" once
 //       the context has ended (its drains waited for); the context is
-//       DRAIN_TEST_CONTEXT's value when set
+//       DRAIN_TEST_CONTEXT's value when set, and with DRAIN_TEST_HOLD=FILE
+//       the job keeps its context (its stores) open after "written" until
+//       FILE exists
 //   drain_crash_helper check ROOTS [ID...]   (one process, no MPI) opens
 //       context "ctx" with data_roots=ROOTS and stage_mode disable, and
 //       reads ids ID... (none given: every committed id of the first root)
@@ -22,6 +24,7 @@
 // bytes that differ by id, element and rank (dataset_bytes.h).
 #include <mpi.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -153,6 +156,9 @@ int WriteMain(int argc, char** argv) {
   if (rank == 0) {
     printf("written\n");
     fflush(stdout);
+  }
+  if (const char* hold = getenv("DRAIN_TEST_HOLD")) {
+    while (access(hold, F_OK) != 0) usleep(20000);
   }
   Ok(ctx->Fini(), "fini");
   if (rank == 0) {

@@ -208,7 +208,25 @@ rm "$fast/ctx2/commit/ckpt.7"
 json "$work/st.json" "
 assert d['contexts'][0]['ids'][0]['state'] == 'destination_only', d" || fail "destination only"
 
-# 11. --help.
+# 11. A LevelDB store its job holds cannot be read beside it: the id is
+#     not drained, and that is said, with no failure.
+DRAIN_TEST_CONTEXT=held DRAIN_TEST_HOLD=$work/held.stop SLUICE_BACKEND=leveldb \
+  SLUICE_DATA_ROOTS=$fast,$slow SLUICE_STAGE_MODE=disable \
+  "$mpiexec" -n 2 "$helper" write 1 1 >"$work/held.log" 2>&1 &
+holder=$!
+for _ in $(seq 600); do grep -q '^written$' "$work/held.log" && break; sleep 0.05; done
+grep -q '^written$' "$work/held.log" || { fail "the holding job did not start"; cat "$work/held.log"; }
+SLUICE_BACKEND=leveldb "$sluice" drain --context held --to "$slow" "$fast" >"$work/d.txt" 2>"$work/d.err" ||
+  { fail "drain beside a LevelDB job"; cat "$work/d.err"; }
+grep -q '^held ckpt.1: not drained: a store is held by a running job' "$work/d.txt" ||
+  { fail "a held store"; cat "$work/d.txt"; }
+touch "$work/held.stop"
+wait $holder || { fail "the holding job"; cat "$work/held.log"; }
+SLUICE_BACKEND=leveldb "$sluice" drain --context held --to "$slow" "$fast" >"$work/d.txt" ||
+  fail "drain of the LevelDB context"
+grep -q '^held ckpt.1: durable on' "$work/d.txt" || { fail "LevelDB context not drained"; cat "$work/d.txt"; }
+
+# 12. --help.
 "$sluice" drain --help | grep -q -- "--status" || fail "drain --help"
 "$sluice" --help | grep -q "drain" || fail "sluice --help lacks drain"
 

@@ -44,7 +44,9 @@ extern const char kDrainHelp[] =
     "an id becomes visible on the destination only once whole (its index\n"
     "published last): a drain killed at any moment loses nothing and\n"
     "shows nothing partial. The stores of ROOT are opened read-only, so a\n"
-    "job may be running on them.\n"
+    "job may be running on them (its writers that drain now are left to\n"
+    "it; an id drained here while the job would drain it too may make\n"
+    "the job's own drain of it report the writer busy).\n"
     "The destination is the data root DIR (--to, an existing directory;\n"
     "the context's directory DIR/NAME is made in it), else the entry\n"
     "after ROOT in data_roots\n"
@@ -230,6 +232,12 @@ void PrintText(const DrainTarget& t, const Outcome& o) {
            Printable(t.dst).c_str());
     return;
   }
+  if (!o.held.empty()) {
+    printf("%s: not drained: a store is held by a running job that this "
+           "process cannot read beside it: %s\n",
+           Printable(label).c_str(), Printable(o.held, false).c_str());
+    return;
+  }
   const tier::DrainResult& r = o.result;
   printf("%s: %s %s: %llu bytes written, %llu resumed, of %llu (%s)",
          Printable(label).c_str(),
@@ -241,10 +249,6 @@ void PrintText(const DrainTarget& t, const Outcome& o) {
     printf("; writers %s busy: another process drains them now (a job "
            "still running?)",
            List(r.busy).c_str());
-  }
-  if (!o.held.empty()) {
-    printf("; a store is held by a running job: %s",
-           Printable(o.held, false).c_str());
   }
   if (!r.absent.empty()) {
     printf("; writers %s absent: their stores are not in %s (another "
@@ -267,7 +271,7 @@ void PrintJson(const DrainTarget& t, const Outcome& o, bool first) {
          o.error.ok() && (o.already || r.durable) ? "true" : "false",
          o.already ? "true" : "false", r.published ? "true" : "false",
          o.removed ? "true" : "false",
-         o.already || !o.error.ok()
+         o.already || !o.error.ok() || !o.held.empty() || o.removed
              ? "null"
              : ("\"" + std::string(AggregationText(r.aggregation)) + "\"")
                    .c_str(),
