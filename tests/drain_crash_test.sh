@@ -34,7 +34,8 @@ resumed=0 mid_drain=0 finished=0 removed_fast=0 status_runs=0 job_failed=0
 die() { echo "trial $t: $*"; exit 1; }
 # The ids with an index on SLOW.
 slow_ids() {
-  ls "$slow/ctx/commit" 2>/dev/null | sed -n 's/^ckpt\.\([0-9]*\)\.index$/\1/p' |
+  [ -d "$slow/ctx/commit" ] || return 0  # no drain began
+  ls "$slow/ctx/commit" | sed -n 's/^ckpt\.\([0-9]*\)\.index$/\1/p' |
     sort -n | tr '\n' ' '
 }
 for ((t = 1; t <= trials; t++)); do
@@ -44,6 +45,7 @@ for ((t = 1; t <= trials; t++)); do
   agg=${aggs[$((RANDOM % 3))]}
   wait_arg=""
   ((RANDOM % 2)) && wait_arg=wait
+  : >"$dir/job.log"
   SLUICE_DATA_ROOTS="$fast,$slow" SLUICE_STAGE_MODE=immediate \
   SLUICE_DRAIN_BANDWIDTH=8m SLUICE_KEEP_LAST=2,0 SLUICE_AGGREGATION=$agg \
     setsid "$mpiexec" -n 2 "$helper" write 1 3 $wait_arg >"$dir/job.log" 2>&1 &
