@@ -21,7 +21,9 @@
 #include "args.h"
 #include "commands.h"
 #include "dataset/read_only.h"
+#include "drain_targets.h"
 #include "sluice/dataset.h"
+#include "tier/status.h"
 #include "tool_util.h"
 
 namespace sluice {
@@ -267,6 +269,17 @@ int LsContext(Context* ctx, const std::string& dir, bool json) {
   return unreadable.empty() ? 0 : 1;
 }
 
+// The context's directory on the data root after its own in data_roots,
+// or empty when data_roots names none.
+std::string DrainDir(Context* ctx) {
+  const std::string& root = ctx->root();
+  const size_t slash = root.rfind('/');
+  const std::string data_root = slash == 0 ? "/" : root.substr(0, slash);
+  const std::string next =
+      NextDataRoot(ctx->config().Get("data_roots").value, data_root);
+  return next.empty() ? "" : next + "/" + ctx->name();
+}
+
 int LsDataset(Context* ctx, const std::string& dir, const std::string& name,
               bool json) {
   std::map<std::string, std::vector<StoredId>> all;
@@ -277,30 +290,40 @@ int LsDataset(Context* ctx, const std::string& dir, const std::string& name,
     s = Status::NotFound("no dataset " + name + " in " + dir);
   }
   if (!s.ok()) return Fail("ls", s);
+  // With a next data root: whether each committed id is drained there.
+  const std::string drain_dir = DrainDir(ctx);
+  const bool drains = !drain_dir.empty();
   if (json) {
-    printf("{\"context\": %s, \"dataset\": %s, \"ids\": [", Json(dir).c_str(),
-           Json(name).c_str());
+    printf("{\"context\": %s, \"dataset\": %s, \"drained_to\": %s, "
+           "\"ids\": [",
+           Json(dir).c_str(), Json(name).c_str(),
+           drains ? Json(drain_dir).c_str() : "null");
   } else {
-    printf("%10s  %-9s %14s  %-19s %6s %7s\n", "id", "state", "bytes", "time",
-           "ranks", "writers");
+    printf("%10s  %-9s %14s  %-19s %6s %7s%s\n", "id", "state", "bytes",
+           "time", "ranks", "writers", drains ? " drained" : "");
   }
   bool first = true;
   for (const StoredId& i : all[name]) {
     const bool committed = i.state == StoredState::kCommitted;
+    const bool drained =
+        drains && committed && tier::HasIndex(drain_dir, name, i.id);
     if (json) {
       // What a state does not know is null: a torn id's time and ranks,
-      // a reclaimed one's bytes, ranks and writers.
+      // a reclaimed one's bytes, ranks and writers; drained without a
+      // next data root or for an id not committed.
       const bool reclaimed = i.state == StoredState::kReclaimed;
       printf("%s\n  {\"id\": %lld, \"state\": \"%s\", \"bytes\": %s, "
-             "\"time_ns\": %s, \"ranks\": %s, \"writers\": %s}",
+             "\"time_ns\": %s, \"ranks\": %s, \"writers\": %s, "
+             "\"drained\": %s}",
              first ? "" : ",", (long long)i.id, StateName(i.state),
              reclaimed ? "null" : std::to_string(i.bytes).c_str(),
              i.commit_time_ns ? std::to_string(i.commit_time_ns).c_str()
                               : "null",
              committed ? std::to_string(i.ranks).c_str() : "null",
-             reclaimed ? "null" : std::to_string(i.writers).c_str());
+             reclaimed ? "null" : std::to_string(i.writers).c_str(),
+             !drains || !committed ? "null" : drained ? "true" : "false");
     } else {
-      printf("%10lld  %-9s %14s  %-19s %6s %7s\n", (long long)i.id,
+      printf("%10lld  %-9s %14s  %-19s %6s %7s%s\n", (long long)i.id,
              StateName(i.state),
              i.state == StoredState::kReclaimed
                  ? "-"
@@ -309,7 +332,9 @@ int LsDataset(Context* ctx, const std::string& dir, const std::string& name,
              committed ? std::to_string(i.ranks).c_str() : "-",
              i.state == StoredState::kReclaimed
                  ? "-"
-                 : std::to_string(i.writers).c_str());
+                 : std::to_string(i.writers).c_str(),
+             !drains ? "" : !committed ? "       -" : drained ? "     yes"
+                                                              : "      no");
     }
     first = false;
   }

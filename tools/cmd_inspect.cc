@@ -25,8 +25,11 @@ extern const char kLsHelp[] =
     "On a context directory (DATA_ROOT/NAME, which holds commit/): its\n"
     "datasets, with the number of ids in each state and the highest\n"
     "committed id; with DATASET, its ids: state, bytes, time, ranks\n"
-    "and writers (stores); with ID (a number, highest or newest), the\n"
-    "id's elements: kind, rank, size and writers. States: committed;\n"
+    "and writers (stores), and, when data_roots names a data root after\n"
+    "the context's, whether each committed id is drained there (yes:\n"
+    "its copy there is whole and durable; sluice drain --status tells\n"
+    "more); with ID (a number, highest or newest), the id's elements:\n"
+    "kind, rank, size and writers. States: committed;\n"
     "torn (data in the stores without a commit record: a job killed\n"
     "before its commit, a close that failed, or a job writing the id\n"
     "now; bytes are those its data takes in the stores), which a job's\n"
@@ -36,9 +39,10 @@ extern const char kLsHelp[] =
     "running on it. Torn ids are found by reading every store: one\n"
     "that cannot be read (a LevelDB store while its job has it open)\n"
     "is named on stderr, the rest listed, exit status 1.\n"
-    "--config FILE: the job's configuration file (store options; the\n"
-    "SLUICE_* environment applies too). A PATH (it starts with '/', a\n"
-    "dataset never does) lists the files of the context's stores.\n";
+    "--config FILE: the job's configuration file (store options,\n"
+    "data_roots; the SLUICE_* environment applies too). A PATH (it\n"
+    "starts with '/', a dataset never does) lists the files of the\n"
+    "context's stores.\n";
 
 extern const char kStatHelp[] =
     "sluice stat [--json] ROOT PATH...\n"

@@ -65,6 +65,10 @@ int ConfigCmd(int argc, char** argv);
 int MountCmd(int argc, char** argv);
 extern const char kRmHelp[], kReclaimHelp[], kConfigHelp[], kMountHelp[];
 
+// cmd_drain.cc
+int Drain(int argc, char** argv);
+extern const char kDrainHelp[];
+
 }  // namespace tool
 }  // namespace sluice
 

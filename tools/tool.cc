@@ -41,6 +41,10 @@ extern const char kUsage[] =
     "  config [--context NAME] [--dataset NAME] [--json] [FILE]\n"
     "                                    the configuration a context gets,\n"
     "                                    each value with its source\n"
+    "  drain [--to DIR] [--status] [--json] ROOT\n"
+    "                                    drain committed ids to the next\n"
+    "                                    data root (a job's stage-out),\n"
+    "                                    or show where each id stands\n"
     "`sluice COMMAND --help` describes one command.\n";
 
 namespace {
@@ -57,6 +61,7 @@ const Command kCommands[] = {
     {"reclaim", Reclaim, kReclaimHelp},
     {"mount", MountCmd, kMountHelp},
     {"config", ConfigCmd, kConfigHelp},
+    {"drain", Drain, kDrainHelp},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The `sluice` tool: subcommands (ls, stat, cat, export, import, rm, du,
-// verify, reclaim, mount) over a Sluice file system directory, and config,
-// which shows the configuration (sluice/config.h) a context gets. The
+// verify, reclaim, mount) over a Sluice file system directory, config,
+// which shows the configuration (sluice/config.h) a context gets, and
+// drain, which drains a data root's ids to the next one. The
 // command table is in tool.cc, the commands in cmd_*.cc (commands.h).
 #ifndef SLUICE_TOOLS_TOOL_H_
 #define SLUICE_TOOLS_TOOL_H_
