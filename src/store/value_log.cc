@@ -27,6 +27,7 @@ constexpr size_t kHeaderBytes = ValueLog::kAlign;
 constexpr size_t kBounceBytes = 8u << 20;
 // The file is allocated ahead of the writes by at least this much.
 constexpr uint64_t kPreallocBytes = 64u << 20;
+constexpr uint64_t kReserveStep = 64u << 10;
 
 uint64_t AlignDown(uint64_t v) { return v & ~uint64_t{ValueLog::kAlign - 1}; }
 uint64_t AlignUp(uint64_t v) { return AlignDown(v + ValueLog::kAlign - 1); }
@@ -217,6 +218,7 @@ Status ValueLog::StartFile(uint32_t file) {
   fill_off_ = kHeaderBytes;
   fill_used_ = 0;
   allocated_ = 0;
+  ahead_ = 0;
   dirty_ = true;
   written_end_.store(kHeaderBytes);
   writing_file_.store(file);
@@ -285,21 +287,26 @@ Status ValueLog::Append(std::string_view value, ValuePointer* p) {
 // extending direct writes and updates its journal for each). The file is
 // cut back to its data at Close.
 void ValueLog::PreallocateLocked(uint64_t end) {
-  if (end <= allocated_) return;
-  const uint64_t want = std::max<uint64_t>(end, allocated_ + kPreallocBytes);
+  if (end <= ahead_ || allocated_ == UINT64_MAX) return;
+  const uint64_t want = std::max<uint64_t>(end, ahead_ + kPreallocBytes);
+  ahead_ = want;  // a full file system is not asked again before this
+  if (want <= allocated_) return;
   if (Env::Default()->Fallocate(fd_, 0, static_cast<off_t>(allocated_),
                                 static_cast<off_t>(want - allocated_)) == 0) {
     allocated_ = want;
-  } else {
-    allocated_ = UINT64_MAX;  // unsupported or full: plain (extending) writes
+  } else if (errno != ENOSPC && errno != EDQUOT) {
+    allocated_ = UINT64_MAX;  // unsupported: plain (extending) writes
   }
+  // Full: ReserveLocked allocates what each value needs, or refuses it.
 }
 
 Status ValueLog::ReserveLocked(uint64_t end) {
   if (end <= allocated_) return Status::OK();  // UINT64_MAX: no fallocate
-  // The usual step ahead, or, when that does not fit, just what is needed.
-  const uint64_t want = std::max<uint64_t>(end, allocated_ + kPreallocBytes);
-  for (uint64_t upto : {want, end}) {
+  // A little ahead (a process killed leaves no more than that allocated
+  // past its data), or, when that does not fit, just what is needed;
+  // PreallocateLocked keeps the file further ahead as buffers go out.
+  const uint64_t step = AlignUp(end) + kReserveStep;
+  for (uint64_t upto : {step, end}) {
     if (Env::Default()->Fallocate(fd_, 0, static_cast<off_t>(allocated_),
                                   static_cast<off_t>(upto - allocated_)) == 0) {
       allocated_ = upto;

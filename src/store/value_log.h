@@ -276,6 +276,7 @@ class ValueLog {
   uint64_t fill_off_ = 0;        // GUARDED_BY(mu_): file offset of fill start
   uint32_t file_ = 0;            // GUARDED_BY(mu_): file being written
   int fd_ = -1;                  // GUARDED_BY(mu_)
+  uint64_t ahead_ = 0;           // GUARDED_BY(mu_): PreallocateLocked's mark
   uint64_t allocated_ = 0;       // GUARDED_BY(mu_): preallocated up to
   std::deque<Job> jobs_;         // GUARDED_BY(mu_)
   int in_flight_ = 0;            // GUARDED_BY(mu_)

@@ -311,12 +311,21 @@ if [ "$mode" = fallback ] || [ "$mode" = fallback_mid_write ]; then
   # fallback_case WHAT FIRST-ROOT [REASON]: REASON, what stderr must say
   # of the first root when it is refused at the start.
   fallback_case() {
-    local what=$1 first=$2 reason=$3
+    local what=$1 first=$2 reason=$3 at
     rm -rf "$pfs/ckpt"
     export SLUICE_DATA_ROOTS=$first,$pfs/ckpt
+    # Refused at the start, every rank writes to the PFS. Full during the
+    # write, a rank may still be on the first root at its last write (a
+    # rank of its node that moved gave space back): the commit gathers
+    # every rank's parts on the PFS, its record there.
+    at="root=$pfs/ckpt"
+    [ -n "$reason" ] || at=""
+    # shellcheck disable=SC2086
     job "$what: a 200 MiB id written by 2 x 2 ranks to the PFS" -n 4 \
       --host node0:2,node1:2 --map-by node "$prog" write ids=1 \
-      block=$big root="$pfs/ckpt" || return
+      block=$big $at || return
+    [ -e "$ctx/commit/ckpt.1" ] && ok "$what: the id's record is on the PFS" ||
+      fail "$what: no record of id 1 on the PFS: $(names "$ctx/commit")"
     if [ -n "$reason" ]; then
       # Chosen at the start: said on stderr, every store on the PFS.
       grep -q "$reason" "$out" &&
