@@ -15,4 +15,17 @@ static inline unsigned char DatasetByte(int64_t id, int el, uint64_t off) {
   return (unsigned char)x;
 }
 
+#ifdef __cplusplus
+#include <string>
+
+/* n bytes from `off` of element `el` of id `id`. */
+inline std::string DatasetBytes(int64_t id, int el, uint64_t off, size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    s[i] = static_cast<char>(DatasetByte(id, el, off + i));
+  }
+  return s;
+}
+#endif
+
 #endif /* SLUICE_TESTS_DATASET_BYTES_H_ */

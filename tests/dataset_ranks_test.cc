@@ -19,14 +19,6 @@
 namespace sluice {
 namespace {
 
-std::string Bytes(int64_t id, int el, uint64_t off, size_t n) {
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; ++i) {
-    s[i] = static_cast<char>(DatasetByte(id, el, off + i));
-  }
-  return s;
-}
-
 constexpr size_t kBlock = 300000;  // a rank's share of the shared element
 
 class DatasetRanksTest : public ::testing::Test {
@@ -41,29 +33,11 @@ class DatasetRanksTest : public ::testing::Test {
   }
 
   // Runs `body` on each rank of a job whose rank r is on node nodes[r],
-  // each with a context of its own; the failures of every rank are
-  // reported.
-  // fini_ok: whether Fini is to succeed (a store that could not write
-  // what it holds fails it).
+  // each with a context of its own (test::RunJob).
   void Job(const std::vector<int>& nodes,
            const std::function<void(Context*, int)>& body,
            bool fini_ok = true) {
-    test::ThreadJob job(nodes);
-    std::vector<std::thread> ranks;
-    for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
-      ranks.emplace_back([&, r] {
-        std::unique_ptr<Context> ctx;
-        Status s = dataset::InitContext(
-            std::make_unique<test::ThreadGroup>(&job, r), "ctx", "", &ctx);
-        ASSERT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
-        body(ctx.get(), r);
-        s = ctx->Fini();
-        if (fini_ok) {
-          EXPECT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
-        }
-      });
-    }
-    for (auto& t : ranks) t.join();
+    test::RunJob(nodes, body, fini_ok);
   }
 
   // Each rank writes its block of the shared element "field" (in two
@@ -76,8 +50,8 @@ class DatasetRanksTest : public ::testing::Test {
     std::unique_ptr<Element> field, own;
     ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &field).ok());
     ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own).ok());
-    const std::string mine = Bytes(id, 1, rank * kBlock, kBlock);
-    const std::string unique = Bytes(id, 100 + rank, 0, 5000 + rank);
+    const std::string mine = DatasetBytes(id, 1, rank * kBlock, kBlock);
+    const std::string unique = DatasetBytes(id, 100 + rank, 0, 5000 + rank);
     std::unique_ptr<Request> req;
     ASSERT_TRUE(field->WriteNb(rank * kBlock + kBlock / 2,
                                mine.data() + kBlock / 2, kBlock - kBlock / 2,
@@ -115,12 +89,12 @@ class DatasetRanksTest : public ::testing::Test {
     size_t got = 0;
     ASSERT_TRUE(el->Read(0, &buf[0], buf.size(), &got).ok());
     EXPECT_EQ(got, buf.size());
-    EXPECT_TRUE(buf == Bytes(id, 1, 0, buf.size())) << "field differs";
+    EXPECT_TRUE(buf == DatasetBytes(id, 1, 0, buf.size())) << "field differs";
     for (int r = 0; r < ranks; ++r) {
       ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &el, r).ok());
       std::string u(5000 + r, '\0');
       ASSERT_TRUE(el->Read(0, &u[0], u.size(), &got).ok());
-      EXPECT_TRUE(u == Bytes(id, 100 + r, 0, u.size())) << "own of " << r;
+      EXPECT_TRUE(u == DatasetBytes(id, 100 + r, 0, u.size())) << "own of " << r;
     }
     EXPECT_TRUE(ds->Close().ok());
     EXPECT_TRUE(ctx->Fini().ok());
@@ -209,7 +183,7 @@ TEST_F(DatasetRanksTest, AFailedCloseOnANodeRankLeavesNoId) {
     ASSERT_TRUE(ctx->OpenDataset("d", 2, kDatasetWrite, &ds).ok());
     std::unique_ptr<Element> el;
     ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &el).ok());
-    const std::string mine = Bytes(2, 1, rank * kBlock, kBlock);
+    const std::string mine = DatasetBytes(2, 1, rank * kBlock, kBlock);
     EXPECT_TRUE(el->Write(rank * kBlock, mine.data(), kBlock).ok());
     Status s = ds->Close();
     EXPECT_FALSE(s.ok());

@@ -26,14 +26,6 @@
 namespace sluice {
 namespace {
 
-std::string Bytes(int64_t id, int el, uint64_t off, size_t n) {
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; ++i) {
-    s[i] = static_cast<char>(DatasetByte(id, el, off + i));
-  }
-  return s;
-}
-
 std::vector<std::string> Ls(const std::string& dir) {
   std::vector<std::string> out;
   DIR* d = opendir(dir.c_str());
@@ -75,20 +67,7 @@ class TiersTest : public ::testing::Test {
 
   void Job(const std::vector<int>& nodes,
            const std::function<void(Context*, int)>& body) {
-    test::ThreadJob job(nodes);
-    std::vector<std::thread> ranks;
-    for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
-      ranks.emplace_back([&, r] {
-        std::unique_ptr<Context> ctx;
-        Status s = dataset::InitContext(
-            std::make_unique<test::ThreadGroup>(&job, r), "ctx", "", &ctx);
-        ASSERT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
-        body(ctx.get(), r);
-        s = ctx->Fini();
-        EXPECT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
-      });
-    }
-    for (auto& t : ranks) t.join();
+    test::RunJob(nodes, body);
   }
 
   // Each rank writes its block of the shared element "field" and its
@@ -100,7 +79,7 @@ class TiersTest : public ::testing::Test {
     std::unique_ptr<Element> field, own;
     ASSERT_TRUE(ds->OpenElement("field", ElementKind::kShared, &field).ok());
     ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own).ok());
-    const std::string mine = Bytes(id, 1, rank * kBlock, kBlock);
+    const std::string mine = DatasetBytes(id, 1, rank * kBlock, kBlock);
     // Two writes with a gap between them that the next write fills: the
     // store holds three extents of the part.
     ASSERT_TRUE(field->Write(rank * kBlock, mine.data(), 1000).ok());
@@ -109,7 +88,7 @@ class TiersTest : public ::testing::Test {
                     .ok());
     ASSERT_TRUE(field->Write(rank * kBlock + 1000, mine.data() + 1000, 4000)
                     .ok());
-    const std::string unique = Bytes(id, 100 + rank, 0, 5000 + rank);
+    const std::string unique = DatasetBytes(id, 100 + rank, 0, 5000 + rank);
     ASSERT_TRUE(own->Write(0, unique.data(), unique.size()).ok());
     s = ds->Close();
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -137,7 +116,7 @@ class TiersTest : public ::testing::Test {
       ASSERT_TRUE(s.ok()) << s.ToString();
       ASSERT_EQ(got, n);
     }
-    EXPECT_TRUE(buf == Bytes(got_id, 1, 0, buf.size())) << "field";
+    EXPECT_TRUE(buf == DatasetBytes(got_id, 1, 0, buf.size())) << "field";
     for (int r = 0; r < writers; ++r) {
       std::unique_ptr<Element> own;
       ASSERT_TRUE(
@@ -145,7 +124,7 @@ class TiersTest : public ::testing::Test {
       std::string u(5000 + r, '\0');
       s = own->Read(0, &u[0], u.size(), &got);
       ASSERT_TRUE(s.ok()) << s.ToString();
-      EXPECT_EQ(u, Bytes(got_id, 100 + r, 0, u.size())) << "own of " << r;
+      EXPECT_EQ(u, DatasetBytes(got_id, 100 + r, 0, u.size())) << "own of " << r;
     }
     s = ds->Close();
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -355,10 +334,10 @@ TEST_F(TiersTest, ARootThatFillsUpMidWriteSendsTheIdToTheNext) {
     ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own).ok());
     const uint64_t base = static_cast<uint64_t>(rank) * kPiece * kPieces;
     for (int i = 0; i < kPieces; ++i) {
-      const std::string b = Bytes(5, 1, base + i * kPiece, kPiece);
+      const std::string b = DatasetBytes(5, 1, base + i * kPiece, kPiece);
       Status s = field->Write(base + i * kPiece, b.data(), b.size());
       ASSERT_TRUE(s.ok()) << s.ToString();
-      const std::string u = Bytes(5, 100 + rank, i * 1000, 1000);
+      const std::string u = DatasetBytes(5, 100 + rank, i * 1000, 1000);
       s = own->Write(i * 1000, u.data(), u.size());
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
@@ -382,14 +361,14 @@ TEST_F(TiersTest, ARootThatFillsUpMidWriteSendsTheIdToTheNext) {
     size_t got = 0;
     s = field->Read(0, &buf[0], buf.size(), &got);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_TRUE(buf == Bytes(5, 1, 0, buf.size()));
+    EXPECT_TRUE(buf == DatasetBytes(5, 1, 0, buf.size()));
     for (int r = 0; r < 3; ++r) {
       std::unique_ptr<Element> own;
       ASSERT_TRUE(ds->OpenElement("own", ElementKind::kUnique, &own, r).ok());
       std::string u(kPieces * 1000, '\0');
       s = own->Read(0, &u[0], u.size(), &got);
       ASSERT_TRUE(s.ok()) << s.ToString();
-      EXPECT_EQ(u, Bytes(5, 100 + r, 0, u.size()));
+      EXPECT_EQ(u, DatasetBytes(5, 100 + r, 0, u.size()));
     }
     ASSERT_TRUE(ds->Close().ok());
     EXPECT_EQ(ds->stats().read_root, slow_);

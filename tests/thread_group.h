@@ -6,13 +6,18 @@
 #ifndef SLUICE_TESTS_THREAD_GROUP_H_
 #define SLUICE_TESTS_THREAD_GROUP_H_
 
+#include <gtest/gtest.h>
+
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dataset/group.h"
+#include "sluice/dataset.h"
 
 namespace sluice {
 namespace test {
@@ -136,6 +141,31 @@ class ThreadGroup : public dataset::Group {
   int leader_ = 0, node_index_ = 0;
   std::vector<int> node_members_;
 };
+
+// Runs `body` on each rank of a job whose rank r is on node nodes[r], each
+// rank a thread with a context "ctx" of its own, and the context's Fini
+// after it; the failures of every rank are reported. fini_ok: whether Fini
+// is to succeed (a store that could not write what it holds fails it).
+inline void RunJob(const std::vector<int>& nodes,
+                   const std::function<void(Context*, int)>& body,
+                   bool fini_ok = true) {
+  ThreadJob job(nodes);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
+    ranks.emplace_back([&, r] {
+      std::unique_ptr<Context> ctx;
+      Status s = dataset::InitContext(std::make_unique<ThreadGroup>(&job, r),
+                                      "ctx", "", &ctx);
+      ASSERT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
+      body(ctx.get(), r);
+      s = ctx->Fini();
+      if (fini_ok) {
+        EXPECT_TRUE(s.ok()) << "rank " << r << ": " << s.ToString();
+      }
+    });
+  }
+  for (auto& t : ranks) t.join();
+}
 
 }  // namespace test
 }  // namespace sluice

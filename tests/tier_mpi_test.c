@@ -34,26 +34,11 @@
 #include <unistd.h>
 
 #include "dataset_bytes.h"
+#include "mpi_check.h"
 #include "sluice/c_mpi.h"
 #include "sluice/sluice.h"
 
 static int rank, nranks;
-
-#define CHECK(cond, ...)                                             \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                  \
-      fprintf(stderr, "\n");                                         \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-    }                                                                \
-  } while (0)
-#define OK(call)                                                        \
-  do {                                                                  \
-    int rc_ = (call);                                                   \
-    CHECK(rc_ == SLUICE_OK, "%s: %s (%s)", #call, sluice_strerror(rc_), \
-          sluice_errmsg());                                             \
-  } while (0)
 
 enum { EL_FIELD = 1, EL_UNIQUE = 100 };
 enum { kMaxIds = 64, kChunk = 8 << 20 };

@@ -20,7 +20,7 @@
  * The data roots and the mode come from the environment
  * (SLUICE_DATA_ROOTS, SLUICE_DATASET_MODE); the context is "scale". Every
  * failure ends the job with a message naming the call. Build:
- *   mpicc -O2 -I include probe.c -o probe -L BUILD -lsluice_mpi -lsluice
+ *   mpicc -O2 -I include -I tests probe.c -o probe -L BUILD -lsluice_mpi -lsluice
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -28,26 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
 #include "sluice/c_mpi.h"
 #include "sluice/sluice.h"
 
 static int rank, nranks;
-
-#define CHECK(cond, ...)                                             \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                  \
-      fprintf(stderr, "\n");                                         \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-    }                                                                \
-  } while (0)
-#define OK(call)                                                        \
-  do {                                                                  \
-    int rc_ = (call);                                                   \
-    CHECK(rc_ == SLUICE_OK, "%s: %s (%s)", #call, sluice_strerror(rc_), \
-          sluice_errmsg());                                             \
-  } while (0)
 
 /* The byte at `off` of element `el` (0 shared, 1 + rank unique). */
 static unsigned char Byte(int el, uint64_t off) {

@@ -29,7 +29,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$out" "$dir"
 probe=$dir/probe
-mpicc -O2 -Wall -I "$src/include" "$here/probe.c" -o "$probe" \
+mpicc -O2 -Wall -I "$src/include" -I "$src/tests" "$here/probe.c" -o "$probe" \
   -L "$build" -lsluice_mpi -lsluice -Wl,-rpath,"$build"
 roots=$dir/roots
 A=$roots/local/ckpt
