@@ -5,7 +5,7 @@
 
 Writes into RESULTS:
   table.md               every point: median write/read MiB/s, as a fraction
-                         of FIO-LIMIT at the same ranks and transfer size,
+                         of FIO-SYNC at the same ranks and transfer size,
                          peak RSS per rank, CPU seconds per GiB written
   A-bw-<xfer>.png        bandwidth vs ranks, one line per API (LSMIO Figs. 5-10)
   B-bw-n<ranks>.png      bandwidth vs transfer size, sequential and random (IME)
@@ -38,7 +38,9 @@ def load(folder):
         with open(path) as f:
             doc = json.load(f)
         test = doc["tests"][0]
-        p = dict(part=m["part"], label=m["label"], pattern=m["pat"] or "seq",
+        # FIO-SYNC was called FIO-LIMIT in older results.
+        label = "FIO-SYNC" if m["label"] == "FIO-LIMIT" else m["label"]
+        p = dict(part=m["part"], label=label, pattern=m["pat"] or "seq",
                  n=int(m["n"]), t=m["t"], skipped=test["skipped"],
                  rss=test["peakRssMiB"], cpu=test["cpuSecondsPerGiBWritten"],
                  errors=test["dataErrors"], note=test["note"])
@@ -53,7 +55,7 @@ def load(folder):
 def limits(points):
     out = {}
     for p in points:
-        if p["label"] == "FIO-LIMIT" and not p["skipped"]:
+        if p["label"] == "FIO-SYNC" and not p["skipped"]:
             out[(p["part"], p["n"], p["t"])] = (p["write"], p["read"])
     return out
 
@@ -76,12 +78,12 @@ def table(points):
                         f"| skipped: {p['skipped']} | | | | | | |")
             continue
         lw, lr = lim.get((p["part"], p["n"], p["t"]), (None, None))
-        fw = p["write"] / lw if lw and p["label"] != "FIO-LIMIT" else None
-        fr = p["read"] / lr if lr and p["label"] != "FIO-LIMIT" else None
+        fw = p["write"] / lw if lw and p["label"] != "FIO-SYNC" else None
+        fr = p["read"] / lr if lr and p["label"] != "FIO-SYNC" else None
         # Against the 1 MiB sequential write limit at the same ranks: small
         # transfers should not pay the small-write price.
         lw1 = lim.get((p["part"], p["n"], "1m"), (None, None))[0]
-        fw1 = p["write"] / lw1 if lw1 and p["label"] != "FIO-LIMIT" else None
+        fw1 = p["write"] / lw1 if lw1 and p["label"] != "FIO-SYNC" else None
         res = not p["label"].startswith("FIO-")
         rows.append(
             f"| {p['part']} | {p['label']} | {p['pattern']} | {p['n']} | {p['t']} "
@@ -111,9 +113,9 @@ def plots(points, folder):
                              key=lambda p: p["n"])
                 if not pts:
                     continue
-                style = dict(color="black", linestyle="--") if label == "FIO-LIMIT" else {}
+                style = dict(color="black", linestyle="--") if label == "FIO-SYNC" else {}
                 ax.plot([p["n"] for p in pts], [p[op] for p in pts], marker="o",
-                        label=label + (" (device)" if label == "FIO-LIMIT" else ""),
+                        label=label + (" (device)" if label == "FIO-SYNC" else ""),
                         **style)
             ax.set_xscale("log", base=2)
             ax.set_xticks([1, 2, 4, 8])
@@ -134,12 +136,12 @@ def plots(points, folder):
                 for pat in ("seq", "rand"):
                     pts = sorted((p for p in b if p["n"] == n and p["label"] == label
                                   and p["pattern"] == pat), key=lambda p: xfer_bytes(p["t"]))
-                    if not pts or (label == "FIO-LIMIT" and pat == "rand"):
+                    if not pts or (label == "FIO-SYNC" and pat == "rand"):
                         continue
-                    style = dict(color="black", linestyle="--") if label == "FIO-LIMIT" \
+                    style = dict(color="black", linestyle="--") if label == "FIO-SYNC" \
                         else dict(linestyle="-" if pat == "seq" else ":")
                     ax.plot([xfer_bytes(p["t"]) / 1024 for p in pts], [p[op] for p in pts],
-                            marker="o", label=label if label == "FIO-LIMIT" else f"{label} {pat}",
+                            marker="o", label=label if label == "FIO-SYNC" else f"{label} {pat}",
                             **style)
             ax.set_xscale("log")
             ax.set_xlabel("transfer size (KiB)")

@@ -53,6 +53,17 @@ TEST(BenchParams, IorDefaultsAndFlags) {
   EXPECT_EQ(p.store_options[0].first, "write_buffer_size");
 }
 
+TEST(BenchParams, FioLimitIsFioSyncWithANote) {
+  Params p;
+  std::string msg;
+  ASSERT_EQ(Parse({"-a", "fio-limit,POSIX"}, &p, &msg), 0) << msg;
+  EXPECT_EQ(p.apis, (std::vector<std::string>{"FIO-SYNC", "POSIX"}));
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_NE(p.notes[0].find("now FIO-SYNC"), std::string::npos) << p.notes[0];
+  ASSERT_EQ(Parse({"-a", "FIO-SYNC"}, &p, &msg), 0) << msg;
+  EXPECT_TRUE(p.notes.empty()) << "the new name needs no note";
+}
+
 struct Bad {
   std::vector<std::string> args;
   std::string says;
@@ -91,7 +102,7 @@ TEST(BenchParams, HelpIsExit1WithUsage) {
   std::string msg;
   EXPECT_EQ(Parse({"-h"}, &p, &msg), 1);
   EXPECT_NE(msg.find("-a API"), std::string::npos);
-  EXPECT_NE(msg.find("FIO-LIMIT"), std::string::npos);
+  EXPECT_NE(msg.find("FIO-SYNC"), std::string::npos);
   msg.clear();
   EXPECT_EQ(Parse({"-b", "1m", "--help"}, &p, &msg), 1);
   EXPECT_NE(msg.find("SLUICE-POSIX"), std::string::npos);
@@ -214,7 +225,7 @@ TEST(BenchReport, SummaryStatisticsAndFractionOfLimit) {
   Report r;
   r.tasks = 2;
   TestResult limit, posix;
-  limit.api = "FIO-LIMIT";
+  limit.api = "FIO-SYNC";
   posix.api = "POSIX";
   for (int i = 0; i < 2; ++i) {
     IterResult w;

@@ -28,7 +28,7 @@ std::string Dir(const std::string& path) {
 // Runs fio on rank 0; returns bytes/s, or -1 with *error set.
 double Fio(const Params& p, int tasks, const char* rw, std::string* error) {
   const uint64_t per_job = p.block * p.segments;
-  std::string cmd = "fio --name=sluice-limit --directory='" + Dir(p.path) +
+  std::string cmd = "fio --name=sluice-fio-sync --directory='" + Dir(p.path) +
                     "' --rw=" + rw + " --bs=" + std::to_string(p.transfer) +
                     " --size=" + std::to_string(per_job) +
                     " --numjobs=" + std::to_string(tasks) +
@@ -52,21 +52,23 @@ double Fio(const Params& p, int tasks, const char* rw, std::string* error) {
   return bw;
 }
 
-// fio's files: <dir>/sluice-limit.<job>.0.
+// fio's files: <dir>/sluice-fio-sync.<job>.0.
 void RemoveJobFiles(const Params& p, int tasks) {
   for (int j = 0; j < tasks; ++j) {
-    unlink((Dir(p.path) + "/sluice-limit." + std::to_string(j) + ".0").c_str());
+    unlink((Dir(p.path) + "/sluice-fio-sync." + std::to_string(j) + ".0")
+               .c_str());
   }
 }
 
 }  // namespace
 
-void RunFioLimit(const Params& p, int tasks, bool overwrite,
-                 TestResult* test) {
+void RunFioSync(const Params& p, int tasks, bool overwrite,
+                TestResult* test) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  test->api = overwrite ? "FIO-OVERWRITE" : "FIO-LIMIT";
-  test->note = "fio " + std::string("sequential write/read, direct=1, bs=") +
+  test->api = overwrite ? "FIO-OVERWRITE" : "FIO-SYNC";
+  test->note = "fio, one synchronous job (psync) per rank at the transfer "
+               "size: sequential write/read, direct=1, bs=" +
                HumanSize(p.transfer) + ", " + std::to_string(tasks) +
                " job(s) of " + HumanSize(p.block * p.segments) +
                (overwrite ? ", overwriting files laid out before the first "
@@ -96,7 +98,7 @@ void RunFioLimit(const Params& p, int tasks, bool overwrite,
       double bw = 0;
       std::string error;
       // Every API writes new files each repetition (they are removed after
-      // it), so the limit does too: on a thin-provisioned virtual disk, or
+      // it), so FIO-SYNC does too: on a thin-provisioned virtual disk, or
       // an SSD after discard, overwriting blocks that are already allocated
       // runs up to 2x faster than writing new ones. FIO-OVERWRITE measures
       // that case on its own.

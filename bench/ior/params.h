@@ -48,6 +48,9 @@ struct Params {
   std::vector<std::pair<std::string, std::string>> store_options;
 
   std::string command_line;
+  // One-line notes for the user (a deprecated name was given), printed by
+  // rank 0 before the run.
+  std::vector<std::string> notes;
 };
 
 // The APIs sluice-bench knows (whether built in or not).

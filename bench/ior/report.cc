@@ -79,7 +79,7 @@ void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
 }  // namespace
 
 void Summarise(Report* report) {
-  std::map<std::string, double> limit;  // op -> FIO-LIMIT mean MiB/s
+  std::map<std::string, double> limit;  // op -> FIO-SYNC mean MiB/s
   for (auto& t : report->tests) {
     t.summary.clear();
     for (const char* op : {"write", "read"}) {
@@ -111,7 +111,7 @@ void Summarise(Report* report) {
       }
       SummariseTiers(rs, &s);
       s.stddev_mib = std::sqrt(s.stddev_mib);
-      if (t.api == "FIO-LIMIT") {
+      if (t.api == "FIO-SYNC") {
         limit[op] = s.mean_mib;
       } else if (limit.count(op) && limit[op] > 0) {
         s.fraction_of_limit = s.mean_mib / limit[op];

@@ -43,7 +43,7 @@ struct OpSummary {
   double max_mib = 0, min_mib = 0, mean_mib = 0, stddev_mib = 0;
   double max_ops = 0, min_ops = 0, mean_ops = 0;
   double mean_time = 0, mean_open = 0, mean_io = 0, mean_close = 0;
-  double fraction_of_limit = -1;  // of FIO-LIMIT's mean, when it ran
+  double fraction_of_limit = -1;  // of FIO-SYNC's mean, when it ran
   // Means over the repetitions that measured them (writes with tiers), or
   // < 0.
   double mean_waited = -1, mean_durable = -1;
@@ -69,7 +69,7 @@ struct Report {
 };
 
 // Fills `summary` of every test from its iterations, with the fraction of a
-// FIO-LIMIT test in the same report.
+// FIO-SYNC test in the same report.
 void Summarise(Report* report);
 std::string TextHeader(const Report& report);
 // With tiers (p.tiers()), four more columns after IOR's: waited_s, its

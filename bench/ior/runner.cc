@@ -412,6 +412,7 @@ int Run(const Params& p) {
   uname(&u);
   report.machine = std::string(u.sysname) + " " + u.nodename + " " + u.release;
   if (rank == 0) {
+    for (const auto& n : p.notes) printf("note: %s\n", n.c_str());
     printf("%s", TextHeader(report).c_str());
     fflush(stdout);
   }
@@ -420,8 +421,8 @@ int Run(const Params& p) {
   for (const auto& name : p.apis) {
     TestResult test;
     if (rank == 0) printf("\n=== %s\n", name.c_str());
-    if (name == "FIO-LIMIT" || name == "FIO-OVERWRITE") {
-      RunFioLimit(p, tasks, name == "FIO-OVERWRITE", &test);
+    if (name == "FIO-SYNC" || name == "FIO-OVERWRITE") {
+      RunFioSync(p, tasks, name == "FIO-OVERWRITE", &test);
       if (rank == 0) {
         printf("%s", TextIterHeader(p).c_str());
         for (const auto& r : test.iters) printf("%s", TextIter(r, p).c_str());
