@@ -21,6 +21,10 @@
 //   SLUICE-POSIX  POSIX's calls, unchanged, under the LD_PRELOAD
 //              interposer (libsluice_preload.so) on files under its mount:
 //              the file layer reached by an unmodified program.
+//   DEVICE-LIMIT  fio on rank 0 with libaio, iodepth 32, O_DIRECT, 4 MiB
+//              blocks, one job moving the run's bytes: the device's
+//              physical limit (ior/device_limit.h); every result is also
+//              shown as a fraction of it.
 //   FIO-SYNC   fio, one synchronous job (psync, O_DIRECT) per rank,
 //              sequential, bs = transfer size, the same bytes: what the
 //              device gives IOR's POSIX pattern without the page cache;

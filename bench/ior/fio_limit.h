@@ -22,10 +22,6 @@ namespace bench {
 void RunFioSync(const Params& params, int tasks, bool overwrite,
                 TestResult* test);
 
-// Extracts `"bw_bytes"` of the "write" or "read" section of fio's JSON
-// output (the first job: with group_reporting, the group). -1 if absent.
-double FioBandwidth(const std::string& json, const std::string& section);
-
 }  // namespace bench
 }  // namespace sluice
 

@@ -24,8 +24,13 @@ const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
       "POSIX",          "MPIIO",        "HDF5",      "ADIOS2",
       "ADIOS2-BB",      "SLUICE-KV",    "SLUICE-STREAM",
-      "SLUICE-DATASET", "SLUICE-POSIX", "FIO-SYNC",  "FIO-OVERWRITE"};
+      "SLUICE-DATASET", "SLUICE-POSIX", "DEVICE-LIMIT", "FIO-SYNC",
+      "FIO-OVERWRITE"};
   return apis;
+}
+
+bool IsFioMeasurement(const std::string& api) {
+  return api == "DEVICE-LIMIT" || api == "FIO-SYNC" || api == "FIO-OVERWRITE";
 }
 
 std::string HumanSize(uint64_t b) {
@@ -48,14 +53,20 @@ std::string Usage() {
   return "usage: mpiexec -n N sluice-bench [flags]\n"
          "An IOR-style benchmark of checkpoint I/O. Flags keep IOR's meanings:\n"
          "  -a API[,API...]  " + apis + "\n"
-         "                   (a list runs each in turn; with FIO-SYNC in the\n"
-         "                   list, every result is also shown as a fraction\n"
-         "                   of it. FIO-SYNC is fio with one synchronous job\n"
+         "                   (a list runs each in turn. DEVICE-LIMIT is the\n"
+         "                   device's physical limit: fio on rank 0, libaio,\n"
+         "                   iodepth=32, O_DIRECT, 4 MiB blocks (or -t when\n"
+         "                   larger), one job moving the run's bytes, write\n"
+         "                   then read, a new file each repetition (skipped,\n"
+         "                   saying why, without fio or its libaio engine).\n"
+         "                   FIO-SYNC is fio with one synchronous job\n"
          "                   per rank at the transfer size (O_DIRECT, psync),\n"
          "                   new files each repetition, as the APIs write;\n"
          "                   its old name FIO-LIMIT is still accepted, with a\n"
-         "                   note. FIO-OVERWRITE is the same job overwriting\n"
-         "                   files laid out before it, its best case; SLUICE-POSIX\n"
+         "                   note. With either in the list, every result is\n"
+         "                   also shown as a fraction of it. FIO-OVERWRITE is\n"
+         "                   FIO-SYNC's job overwriting files laid out before\n"
+         "                   it, its best case. SLUICE-POSIX\n"
          "                   is POSIX under the LD_PRELOAD interposer:\n"
          "                   sluice-bench re-executes itself with\n"
          "                   libsluice_preload.so (SLUICE_PRELOAD_LIB), files\n"

@@ -79,7 +79,8 @@ void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
 }  // namespace
 
 void Summarise(Report* report) {
-  std::map<std::string, double> limit;  // op -> FIO-SYNC mean MiB/s
+  // op -> mean MiB/s of the references
+  std::map<std::string, double> device, fio_sync;
   for (auto& t : report->tests) {
     t.summary.clear();
     for (const char* op : {"write", "read"}) {
@@ -90,6 +91,10 @@ void Summarise(Report* report) {
       if (rs.empty()) continue;
       OpSummary s;
       s.operation = op;
+      s.block = rs[0]->Block(report->params);
+      s.transfer = rs[0]->Transfer(report->params);
+      s.segments = rs[0]->Segments(report->params);
+      s.bytes = rs[0]->bytes;
       s.max_mib = s.max_ops = -1;
       s.min_mib = s.min_ops = 1e300;
       for (const auto* r : rs) {
@@ -111,12 +116,25 @@ void Summarise(Report* report) {
       }
       SummariseTiers(rs, &s);
       s.stddev_mib = std::sqrt(s.stddev_mib);
-      if (t.api == "FIO-SYNC") {
-        limit[op] = s.mean_mib;
-      } else if (limit.count(op) && limit[op] > 0) {
-        s.fraction_of_limit = s.mean_mib / limit[op];
+      if (t.skipped.empty() && t.api == "DEVICE-LIMIT") {
+        device.emplace(op, s.mean_mib);
+      } else if (t.skipped.empty() && t.api == "FIO-SYNC") {
+        fio_sync.emplace(op, s.mean_mib);
       }
       t.summary.push_back(s);
+    }
+  }
+  for (auto& t : report->tests) {
+    for (auto& s : t.summary) {
+      const auto d = device.find(s.operation);
+      const auto f = fio_sync.find(s.operation);
+      if (t.api != "DEVICE-LIMIT" && d != device.end() && d->second > 0) {
+        s.fraction_of_device = s.mean_mib / d->second;
+      }
+      if (t.api != "DEVICE-LIMIT" && t.api != "FIO-SYNC" &&
+          f != fio_sync.end() && f->second > 0) {
+        s.fraction_of_fio_sync = s.mean_mib / f->second;
+      }
     }
   }
 }
@@ -178,7 +196,7 @@ std::string TextIter(const IterResult& r, const Params& p) {
       Fmt("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f "
           "%-10.6f %-10.6f %-4d",
           r.access.c_str(), r.BandwidthMiB(), r.Iops(), r.latency,
-          p.block / 1024.0, p.transfer / 1024.0, r.open, r.io, r.close,
+          r.Block(p) / 1024.0, r.Transfer(p) / 1024.0, r.open, r.io, r.close,
           r.total, r.iter);
   if (p.tiers()) {
     const bool t = r.Tiered();
@@ -196,29 +214,35 @@ std::string TextSummary(const Report& r) {
   const Params& p = r.params;
   std::string out = "\nSummary of all tests:\n";
   out += Fmt("%-9s %10s %10s %10s %10s %10s %10s %10s %10s %8s %6s %4s %4s "
-             "%5s %8s %6s %10s %10s %10s %10s %-10s\n",
+             "%5s %8s %6s %10s %10s %10s %9s %9s %-10s\n",
              "Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev",
              "Max(OPs)", "Min(OPs)", "Mean(OPs)", "Mean(s)", "open(s)",
              "#Tasks", "reps", "fPP", "reord", "reordoff", "segcnt",
-             "blksiz", "xsize", "aggs(MiB)", "limit", "API");
+             "blksiz", "xsize", "aggs(MiB)", "/device", "/fio-sync", "API");
+  bool fractions = false;
   for (const auto& t : r.tests) {
     if (!t.skipped.empty()) continue;
     for (const auto& s : t.summary) {
-      std::string frac = s.fraction_of_limit >= 0
-                             ? Fmt("%.2f", s.fraction_of_limit)
-                             : std::string("-");
+      const std::string dev = OrDash(s.fraction_of_device >= 0, "%.2f",
+                                     s.fraction_of_device);
+      const std::string sync = OrDash(s.fraction_of_fio_sync >= 0, "%.2f",
+                                      s.fraction_of_fio_sync);
+      fractions |= s.fraction_of_device >= 0 || s.fraction_of_fio_sync >= 0;
       out += Fmt("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f "
                  "%10.5f %8.5f %6d %4d %4d %5d %8d %6llu %10llu %10llu "
-                 "%10.1f %10s %-10s\n",
+                 "%10.1f %9s %9s %-10s\n",
                  s.operation.c_str(), s.max_mib, s.min_mib, s.mean_mib,
                  s.stddev_mib, s.max_ops, s.min_ops, s.mean_ops, s.mean_time,
                  s.mean_open, r.tasks, p.reps, p.file_per_proc ? 1 : 0,
                  p.reorder ? 1 : 0, p.reorder ? p.reorder_shift : 0,
-                 (unsigned long long)p.segments, (unsigned long long)p.block,
-                 (unsigned long long)p.transfer,
-                 p.block * p.segments * r.tasks / 1048576.0, frac.c_str(),
-                 t.api.c_str());
+                 (unsigned long long)s.segments, (unsigned long long)s.block,
+                 (unsigned long long)s.transfer, s.bytes / 1048576.0,
+                 dev.c_str(), sync.c_str(), t.api.c_str());
     }
+  }
+  if (fractions) {
+    out += "/device, /fio-sync: Mean(MiB) as a fraction of DEVICE-LIMIT's "
+           "and of FIO-SYNC's, same operation, this run\n";
   }
   for (const auto& t : r.tests) {
     for (const auto& s : t.summary) {
@@ -232,7 +256,7 @@ std::string TextSummary(const Report& r) {
   for (const auto& t : r.tests) {
     if (!t.skipped.empty()) {
       out += "skipped   " + t.api + ": " + t.skipped + "\n";
-    } else if (t.api.rfind("FIO-", 0) != 0) {
+    } else if (!IsFioMeasurement(t.api)) {
       out += Fmt("resources %s: peak RSS %.1f MiB per rank, %.2f CPU s per "
                  "GiB written\n",
                  t.api.c_str(), t.peak_rss_mib, t.cpu_seconds_per_gib);
@@ -293,8 +317,8 @@ std::string Json(const Report& r) {
              ", \"bwMiB\": " + Num(it.BandwidthMiB()) +
              ", \"iops\": " + Num(it.Iops()) +
              ", \"latency\": " + Num(it.latency) +
-             ", \"blockKiB\": " + Num(p.block / 1024.0) +
-             ", \"xferKiB\": " + Num(p.transfer / 1024.0) +
+             ", \"blockKiB\": " + Num(it.Block(p) / 1024.0) +
+             ", \"xferKiB\": " + Num(it.Transfer(p) / 1024.0) +
              ", \"openTime\": " + Num(it.open) +
              ", \"wrRdTime\": " + Num(it.io) +
              ", \"closeTime\": " + Num(it.close) +
@@ -330,8 +354,10 @@ std::string Json(const Report& r) {
              OrNull(s.mean_waited >= 0, s.mean_durable) +
              ", \"meanDurableBwMiB\": " +
              OrNull(s.mean_waited >= 0, s.mean_durable_mib) +
-             ", \"fractionOfLimit\": " +
-             (s.fraction_of_limit >= 0 ? Num(s.fraction_of_limit) : "null") + "}";
+             ", \"fractionOfDeviceLimit\": " +
+             OrNull(s.fraction_of_device >= 0, s.fraction_of_device) +
+             ", \"fractionOfFioSync\": " +
+             OrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) + "}";
     }
     out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
   }

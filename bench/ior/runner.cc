@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ior/api.h"
+#include "ior/device_limit.h"
 #include "ior/fio_limit.h"
 #include "ior/pattern.h"
 #include "ior/report.h"
@@ -421,8 +422,12 @@ int Run(const Params& p) {
   for (const auto& name : p.apis) {
     TestResult test;
     if (rank == 0) printf("\n=== %s\n", name.c_str());
-    if (name == "FIO-SYNC" || name == "FIO-OVERWRITE") {
-      RunFioSync(p, tasks, name == "FIO-OVERWRITE", &test);
+    if (IsFioMeasurement(name)) {
+      if (name == "DEVICE-LIMIT") {
+        RunDeviceLimit(p, tasks, &test);
+      } else {
+        RunFioSync(p, tasks, name == "FIO-OVERWRITE", &test);
+      }
       if (rank == 0) {
         printf("%s", TextIterHeader(p).c_str());
         for (const auto& r : test.iters) printf("%s", TextIter(r, p).c_str());
