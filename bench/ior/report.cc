@@ -2,53 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <map>
+
+#include "ior/format.h"
 
 namespace sluice {
 namespace bench {
 
 namespace {
-
-std::string Fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Fmt(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += Fmt("\\u%04x", c);
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string Num(double v) {
-  if (!std::isfinite(v)) return "null";
-  return Fmt("%.12g", v);
-}
-
-// A figure that may not have been measured: null then.
-std::string OrNull(bool measured, double v) {
-  return measured ? Num(v) : "null";
-}
 
 std::string Access(const Params& p) {
   return p.file_per_proc ? "file-per-process" : "single-shared-file";
@@ -268,13 +229,13 @@ std::string TextSummary(const Report& r) {
 std::string Json(const Report& r) {
   const Params& p = r.params;
   std::string out = "{\n";
-  out += "  \"began\": " + Quote(r.began) + ",\n";
-  out += "  \"finished\": " + Quote(r.finished) + ",\n";
-  out += "  \"commandLine\": " + Quote(p.command_line) + ",\n";
-  out += "  \"machine\": " + Quote(r.machine) + ",\n";
+  out += "  \"began\": " + JsonString(r.began) + ",\n";
+  out += "  \"finished\": " + JsonString(r.finished) + ",\n";
+  out += "  \"commandLine\": " + JsonString(p.command_line) + ",\n";
+  out += "  \"machine\": " + JsonString(r.machine) + ",\n";
   out += "  \"options\": {\n";
-  out += "    \"testFileName\": " + Quote(p.path) + ",\n";
-  out += "    \"access\": " + Quote(Access(p)) + ",\n";
+  out += "    \"testFileName\": " + JsonString(p.path) + ",\n";
+  out += "    \"access\": " + JsonString(Access(p)) + ",\n";
   out += "    \"filePerProc\": " + std::string(p.file_per_proc ? "true" : "false") + ",\n";
   out += "    \"collective\": " + std::string(p.collective ? "true" : "false") + ",\n";
   out += "    \"segmentCount\": " + std::to_string(p.segments) + ",\n";
@@ -292,72 +253,72 @@ std::string Json(const Report& r) {
   out += "    \"checkRead\": " + std::string(p.check_read ? "true" : "false") + ",\n";
   out += "    \"dropCaches\": " + std::string(p.drop_caches ? "true" : "false") + ",\n";
   out += "    \"direct\": " + std::string(p.direct ? "true" : "false") + ",\n";
-  out += "    \"fastRoot\": " + (p.tiers() ? Quote(p.fast_root) : "null") +
+  out += "    \"fastRoot\": " + (p.tiers() ? JsonString(p.fast_root) : "null") +
          ",\n";
-  out += "    \"slowRoot\": " + (p.tiers() ? Quote(p.slow_root) : "null") +
+  out += "    \"slowRoot\": " + (p.tiers() ? JsonString(p.slow_root) : "null") +
          ",\n";
   out += "    \"storeOptions\": {";
   for (size_t i = 0; i < p.store_options.size(); ++i) {
-    out += (i ? ", " : "") + Quote(p.store_options[i].first) + ": " +
-           Quote(p.store_options[i].second);
+    out += (i ? ", " : "") + JsonString(p.store_options[i].first) + ": " +
+           JsonString(p.store_options[i].second);
   }
   out += "}\n  },\n  \"tests\": [\n";
   for (size_t ti = 0; ti < r.tests.size(); ++ti) {
     const TestResult& t = r.tests[ti];
-    out += "    {\n      \"api\": " + Quote(t.api) + ",\n";
-    out += "      \"note\": " + Quote(t.note) + ",\n";
-    out += "      \"skipped\": " + (t.skipped.empty() ? "null" : Quote(t.skipped)) + ",\n";
-    out += "      \"peakRssMiB\": " + Num(t.peak_rss_mib) + ",\n";
-    out += "      \"cpuSecondsPerGiBWritten\": " + Num(t.cpu_seconds_per_gib) + ",\n";
+    out += "    {\n      \"api\": " + JsonString(t.api) + ",\n";
+    out += "      \"note\": " + JsonString(t.note) + ",\n";
+    out += "      \"skipped\": " + (t.skipped.empty() ? "null" : JsonString(t.skipped)) + ",\n";
+    out += "      \"peakRssMiB\": " + JsonNumber(t.peak_rss_mib) + ",\n";
+    out += "      \"cpuSecondsPerGiBWritten\": " + JsonNumber(t.cpu_seconds_per_gib) + ",\n";
     out += "      \"dataErrors\": " + std::to_string(t.data_errors) + ",\n";
     out += "      \"results\": [";
     for (size_t i = 0; i < t.iters.size(); ++i) {
       const IterResult& it = t.iters[i];
-      out += std::string(i ? "," : "") + "\n        {\"access\": " + Quote(it.access) +
-             ", \"bwMiB\": " + Num(it.BandwidthMiB()) +
-             ", \"iops\": " + Num(it.Iops()) +
-             ", \"latency\": " + Num(it.latency) +
-             ", \"blockKiB\": " + Num(it.Block(p) / 1024.0) +
-             ", \"xferKiB\": " + Num(it.Transfer(p) / 1024.0) +
-             ", \"openTime\": " + Num(it.open) +
-             ", \"wrRdTime\": " + Num(it.io) +
-             ", \"closeTime\": " + Num(it.close) +
-             ", \"totalTime\": " + Num(it.total) +
-             ", \"cpuSeconds\": " + Num(it.cpu) +
-             ", \"waitedTime\": " + OrNull(it.Tiered(), it.waited) +
-             ", \"waitedBwMiB\": " + OrNull(it.Tiered(), it.WaitedMiB()) +
-             ", \"durableTime\": " + OrNull(it.Tiered(), it.durable) +
-             ", \"durableBwMiB\": " + OrNull(it.Tiered(), it.DurableMiB()) +
+      out += std::string(i ? "," : "") + "\n        {\"access\": " + JsonString(it.access) +
+             ", \"bwMiB\": " + JsonNumber(it.BandwidthMiB()) +
+             ", \"iops\": " + JsonNumber(it.Iops()) +
+             ", \"latency\": " + JsonNumber(it.latency) +
+             ", \"blockKiB\": " + JsonNumber(it.Block(p) / 1024.0) +
+             ", \"xferKiB\": " + JsonNumber(it.Transfer(p) / 1024.0) +
+             ", \"openTime\": " + JsonNumber(it.open) +
+             ", \"wrRdTime\": " + JsonNumber(it.io) +
+             ", \"closeTime\": " + JsonNumber(it.close) +
+             ", \"totalTime\": " + JsonNumber(it.total) +
+             ", \"cpuSeconds\": " + JsonNumber(it.cpu) +
+             ", \"waitedTime\": " + JsonOrNull(it.Tiered(), it.waited) +
+             ", \"waitedBwMiB\": " + JsonOrNull(it.Tiered(), it.WaitedMiB()) +
+             ", \"durableTime\": " + JsonOrNull(it.Tiered(), it.durable) +
+             ", \"durableBwMiB\": " + JsonOrNull(it.Tiered(), it.DurableMiB()) +
              ", \"bytes\": " + std::to_string(it.bytes) +
              ", \"iter\": " + std::to_string(it.iter) + "}";
     }
     out += "\n      ],\n      \"summary\": [";
     for (size_t i = 0; i < t.summary.size(); ++i) {
       const OpSummary& s = t.summary[i];
-      out += std::string(i ? "," : "") + "\n        {\"operation\": " + Quote(s.operation) +
-             ", \"maxMiB\": " + Num(s.max_mib) +
-             ", \"minMiB\": " + Num(s.min_mib) +
-             ", \"meanMiB\": " + Num(s.mean_mib) +
-             ", \"stdDevMiB\": " + Num(s.stddev_mib) +
-             ", \"maxOPs\": " + Num(s.max_ops) +
-             ", \"minOPs\": " + Num(s.min_ops) +
-             ", \"meanOPs\": " + Num(s.mean_ops) +
-             ", \"meanTime\": " + Num(s.mean_time) +
-             ", \"meanOpenTime\": " + Num(s.mean_open) +
-             ", \"meanWrRdTime\": " + Num(s.mean_io) +
-             ", \"meanCloseTime\": " + Num(s.mean_close) +
+      out += std::string(i ? "," : "") + "\n        {\"operation\": " + JsonString(s.operation) +
+             ", \"maxMiB\": " + JsonNumber(s.max_mib) +
+             ", \"minMiB\": " + JsonNumber(s.min_mib) +
+             ", \"meanMiB\": " + JsonNumber(s.mean_mib) +
+             ", \"stdDevMiB\": " + JsonNumber(s.stddev_mib) +
+             ", \"maxOPs\": " + JsonNumber(s.max_ops) +
+             ", \"minOPs\": " + JsonNumber(s.min_ops) +
+             ", \"meanOPs\": " + JsonNumber(s.mean_ops) +
+             ", \"meanTime\": " + JsonNumber(s.mean_time) +
+             ", \"meanOpenTime\": " + JsonNumber(s.mean_open) +
+             ", \"meanWrRdTime\": " + JsonNumber(s.mean_io) +
+             ", \"meanCloseTime\": " + JsonNumber(s.mean_close) +
              ", \"meanWaitedTime\": " +
-             OrNull(s.mean_waited >= 0, s.mean_waited) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_waited) +
              ", \"meanWaitedBwMiB\": " +
-             OrNull(s.mean_waited >= 0, s.mean_waited_mib) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_waited_mib) +
              ", \"meanDurableTime\": " +
-             OrNull(s.mean_waited >= 0, s.mean_durable) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_durable) +
              ", \"meanDurableBwMiB\": " +
-             OrNull(s.mean_waited >= 0, s.mean_durable_mib) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_durable_mib) +
              ", \"fractionOfDeviceLimit\": " +
-             OrNull(s.fraction_of_device >= 0, s.fraction_of_device) +
+             JsonOrNull(s.fraction_of_device >= 0, s.fraction_of_device) +
              ", \"fractionOfFioSync\": " +
-             OrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) + "}";
+             JsonOrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) + "}";
     }
     out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
   }
