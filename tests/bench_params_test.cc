@@ -11,6 +11,7 @@
 #include "ior/params.h"
 #include "ior/pattern.h"
 #include "ior/report.h"
+#include "ior/report_ior.h"
 
 namespace sluice {
 namespace bench {
@@ -289,6 +290,32 @@ TEST(BenchReport, SummaryStatisticsAndFractionsOfBothLimits) {
   r.tests[1].skipped = "fio failed";
   Summarise(&r);
   EXPECT_LT(r.tests[0].summary.at(0).fraction_of_device, 0);
+}
+
+TEST(BenchReport, IorKeysBesideOurs) {
+  Report r;
+  r.tasks = 2;
+  r.tests = {WriteTest("POSIX", 2.0, 4.0)};  // 512 and 256 MiB/s
+  r.tests.push_back(WriteTest("HDF5", 1, 1));
+  r.tests[1].skipped = "built without parallel HDF5";
+  Summarise(&r);
+  const std::string json = Json(r);
+  for (const char* want :
+       {"\"summary\": [\n    {\"operation\": \"write\", \"API\": \"POSIX\", "
+        "\"TestID\": 0,",
+        "\"bwMaxMIB\": 512, \"bwMinMIB\": 256, \"bwMeanMIB\": 384, "
+        "\"bwStdMIB\": 128, \"OPsMax\": 512, \"OPsMin\": 256, \"OPsMean\": 384, "
+        "\"OPsSD\": 128, \"MeanTime\": 3, \"xsizeMiB\": 1024",
+        "\"Results\": [\n        {\"access\": \"write\", \"bwMiB\": 512,",
+        "\"max\": {\"writeMiB\": 512, \"writeMB\": 536.870912}",
+        "\"TestID\": 1,", "\"Command line\": "}) {
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n" << json;
+  }
+  EXPECT_EQ(json.find("\"API\": \"HDF5\""), std::string::npos)
+      << "a skipped test has no summary row";
+  EXPECT_EQ(IorHumanSize(1u << 20), "1 MiB");
+  EXPECT_EQ(IorHumanSize(3u << 29), "1.50 GiB");
+  EXPECT_EQ(IorHumanSize(256u << 10), "262144 bytes");
 }
 
 TEST(BenchFio, ReadsBandwidthAndMeanLatencyOfASection) {

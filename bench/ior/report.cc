@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ior/format.h"
+#include "ior/report_ior.h"
 
 namespace sluice {
 namespace bench {
@@ -35,6 +36,18 @@ void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
   s->mean_durable = durable / n;
   s->mean_waited_mib = waited_mib / n;
   s->mean_durable_mib = durable_mib / n;
+}
+
+// IOR's OPs of a repetition: transfers over its total time.
+void SummariseIorOps(const std::vector<const IterResult*>& rs, OpSummary* s) {
+  std::vector<double> ops;
+  for (const auto* r : rs) ops.push_back(r->total > 0 ? r->transfers / r->total : 0);
+  s->ior_max_ops = *std::max_element(ops.begin(), ops.end());
+  s->ior_min_ops = *std::min_element(ops.begin(), ops.end());
+  for (double o : ops) s->ior_mean_ops += o / ops.size();
+  double var = 0;
+  for (double o : ops) var += (o - s->ior_mean_ops) * (o - s->ior_mean_ops) / ops.size();
+  s->ior_sd_ops = std::sqrt(var);
 }
 
 }  // namespace
@@ -75,6 +88,7 @@ void Summarise(Report* report) {
         const double d = r->BandwidthMiB() - s.mean_mib;
         s.stddev_mib += d * d / rs.size();
       }
+      SummariseIorOps(rs, &s);
       SummariseTiers(rs, &s);
       s.stddev_mib = std::sqrt(s.stddev_mib);
       if (t.skipped.empty() && t.api == "DEVICE-LIMIT") {
@@ -233,6 +247,7 @@ std::string Json(const Report& r) {
   out += "  \"finished\": " + JsonString(r.finished) + ",\n";
   out += "  \"commandLine\": " + JsonString(p.command_line) + ",\n";
   out += "  \"machine\": " + JsonString(r.machine) + ",\n";
+  out += IorHeaderMembers(r, "  ");
   out += "  \"options\": {\n";
   out += "    \"testFileName\": " + JsonString(p.path) + ",\n";
   out += "    \"access\": " + JsonString(Access(p)) + ",\n";
@@ -271,6 +286,7 @@ std::string Json(const Report& r) {
     out += "      \"peakRssMiB\": " + JsonNumber(t.peak_rss_mib) + ",\n";
     out += "      \"cpuSecondsPerGiBWritten\": " + JsonNumber(t.cpu_seconds_per_gib) + ",\n";
     out += "      \"dataErrors\": " + std::to_string(t.data_errors) + ",\n";
+    out += IorTestMembers(r, ti, "      ");
     out += "      \"results\": [";
     for (size_t i = 0; i < t.iters.size(); ++i) {
       const IterResult& it = t.iters[i];
@@ -322,7 +338,7 @@ std::string Json(const Report& r) {
     }
     out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
   }
-  out += "  ]\n}\n";
+  out += "  ],\n" + IorSummaryMember(r, "  ") + "\n}\n";
   return out;
 }
 

@@ -56,7 +56,10 @@ struct OpSummary {
   // (IterResult's Block, Transfer, Segments), bytes moved by all ranks.
   uint64_t block = 0, transfer = 0, segments = 0, bytes = 0;
   double max_mib = 0, min_mib = 0, mean_mib = 0, stddev_mib = 0;
-  double max_ops = 0, min_ops = 0, mean_ops = 0;
+  double max_ops = 0, min_ops = 0, mean_ops = 0;  // transfers / wr/rd time
+  // IOR's summary OPs: transfers / total time (open to close), over the
+  // repetitions; sd is the population standard deviation, as IOR's.
+  double ior_max_ops = 0, ior_min_ops = 0, ior_mean_ops = 0, ior_sd_ops = 0;
   double mean_time = 0, mean_open = 0, mean_io = 0, mean_close = 0;
   // The mean as a fraction of DEVICE-LIMIT's and of FIO-SYNC's mean for
   // the same operation in the same run, or < 0 (not run, or this is it;
@@ -70,6 +73,7 @@ struct OpSummary {
 
 struct TestResult {
   std::string api;
+  std::string started;         // when it began, as Report::began
   std::string note;            // how the API was run
   std::string skipped;         // why it did not run, or ""
   std::vector<IterResult> iters;
@@ -82,6 +86,9 @@ struct TestResult {
 struct Report {
   std::string began, finished, machine;
   int tasks = 1;
+  // Nodes (shared-memory domains) of the run, and ranks on rank 0's node
+  // (IOR's tasksPerNode).
+  int nodes = 1, tasks_per_node = 1;
   Params params;
   std::vector<TestResult> tests;
 };
@@ -96,6 +103,7 @@ std::string TextHeader(const Report& report);
 std::string TextIterHeader(const Params& p);
 std::string TextIter(const IterResult& r, const Params& p);
 std::string TextSummary(const Report& report);
+// The JSON summary: sluice-bench's keys, and IOR's (report_ior.h).
 std::string Json(const Report& report);
 
 }  // namespace bench
