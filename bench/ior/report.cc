@@ -41,12 +41,16 @@ void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
 // IOR's OPs of a repetition: transfers over its total time.
 void SummariseIorOps(const std::vector<const IterResult*>& rs, OpSummary* s) {
   std::vector<double> ops;
-  for (const auto* r : rs) ops.push_back(r->total > 0 ? r->transfers / r->total : 0);
+  for (const auto* r : rs) {
+    ops.push_back(r->total > 0 ? r->transfers / r->total : 0);
+  }
   s->ior_max_ops = *std::max_element(ops.begin(), ops.end());
   s->ior_min_ops = *std::min_element(ops.begin(), ops.end());
   for (double o : ops) s->ior_mean_ops += o / ops.size();
   double var = 0;
-  for (double o : ops) var += (o - s->ior_mean_ops) * (o - s->ior_mean_ops) / ops.size();
+  for (double o : ops) {
+    var += (o - s->ior_mean_ops) * (o - s->ior_mean_ops) / ops.size();
+  }
   s->ior_sd_ops = std::sqrt(var);
 }
 
@@ -334,7 +338,8 @@ std::string Json(const Report& r) {
              ", \"fractionOfDeviceLimit\": " +
              JsonOrNull(s.fraction_of_device >= 0, s.fraction_of_device) +
              ", \"fractionOfFioSync\": " +
-             JsonOrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) + "}";
+             JsonOrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) +
+             "}";
     }
     out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
   }

@@ -97,7 +97,8 @@ std::string Options(const Report& r, size_t ti, const Shape& s) {
   Members m("");
   m.Str("api", r.tests[ti].api)
       .Str("test filename", p.path)
-      .Str("access", p.file_per_proc ? "file-per-process" : "single-shared-file")
+      .Str("access",
+           p.file_per_proc ? "file-per-process" : "single-shared-file")
       .Str("type", p.collective ? "collective" : "independent")
       .Int("segments", s.segments)
       .Str("ordering in a file", p.random ? "random" : "sequential")
