@@ -21,8 +21,16 @@
 //   SLUICE-POSIX  POSIX's calls, unchanged, under the LD_PRELOAD
 //              interposer (libsluice_preload.so) on files under its mount:
 //              the file layer reached by an unmodified program.
-//   FIO-LIMIT  fio, O_DIRECT, sequential, bs = transfer size, same bytes:
-//              the device's limit, to which later results are compared.
+//   DEVICE-LIMIT  fio on rank 0 with libaio, iodepth 32, O_DIRECT, 4 MiB
+//              blocks, one job moving the run's bytes: the device's
+//              physical limit (ior/device_limit.h); every result is also
+//              shown as a fraction of it.
+//   FIO-SYNC   fio, one synchronous job (psync, O_DIRECT) per rank,
+//              sequential, bs = transfer size, the same bytes: what the
+//              device gives IOR's POSIX pattern without the page cache;
+//              every result is also shown as a fraction of it. Called
+//              FIO-LIMIT before (still accepted, with a note).
+//   FIO-OVERWRITE  FIO-SYNC's job overwriting files laid out before it.
 // Two tiers (--fast-root, --slow-root, with -e): every file goes under the
 // slow root, and each write repetition reports waited_s (open until close
 // or commit returned) and durable_s (open until durable on the slow root);

@@ -34,7 +34,8 @@ if int(header["repetitions"]) != opts["repetitions"]:
 
 tests = {t["api"]: t for t in doc["tests"]}
 
-# Summary rows: Operation Max Min Mean StdDev MaxOPs MinOPs MeanOPs Mean(s) open(s) ... limit API
+# Summary rows: Operation Max Min Mean StdDev MaxOPs MinOPs MeanOPs Mean(s) open(s) ...
+# /device /fio-sync API
 start = next(i for i, l in enumerate(text) if l.startswith("Summary of all tests"))
 rows = [l.split() for l in text[start + 2:] if l.startswith(("write ", "read "))]
 if not rows:
@@ -55,12 +56,13 @@ for r in rows:
     for name, col, digits in fields:
         if not close(float(r[col]), s[name], digits):
             errors.append(f"{api} {op} {name}: text {r[col]} JSON {s[name]}")
-    limit = r[-2]
-    if limit == "-":
-        if s["fractionOfLimit"] is not None:
-            errors.append(f"{api} {op}: text has no limit, JSON {s['fractionOfLimit']}")
-    elif s["fractionOfLimit"] is None or not close(float(limit), s["fractionOfLimit"], 2):
-        errors.append(f"{api} {op}: limit {limit} vs {s['fractionOfLimit']}")
+    # The last columns: /device, /fio-sync, API.
+    for text_value, key in ((r[-3], "fractionOfDeviceLimit"), (r[-2], "fractionOfFioSync")):
+        if text_value == "-":
+            if s[key] is not None:
+                errors.append(f"{api} {op}: text has no {key}, JSON {s[key]}")
+        elif s[key] is None or not close(float(text_value), s[key], 2):
+            errors.append(f"{api} {op}: {key} {text_value} vs {s[key]}")
 
 # Iteration rows, per API section: access bw iops latency block xfer open wrrd close total iter
 section = None
@@ -125,7 +127,7 @@ for l in text:
 with open(lat_path) as f:
     lat = list(csv.DictReader(f))
 for api, t in tests.items():
-    if api.startswith("FIO-") or t["skipped"]:
+    if api.startswith("FIO-") or api == "DEVICE-LIMIT" or t["skipped"]:
         continue
     n = sum(1 for x in lat if x["api"] == api)
     want = sum(r["bytes"] for r in t["results"]) // (opts["transferSize"])

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "ior/fio_output.h"
 #include "ior/params.h"
 #include "ior/pattern.h"
 #include "ior/report.h"
+#include "ior/report_ior.h"
 
 namespace sluice {
 namespace bench {
@@ -53,6 +55,17 @@ TEST(BenchParams, IorDefaultsAndFlags) {
   EXPECT_EQ(p.store_options[0].first, "write_buffer_size");
 }
 
+TEST(BenchParams, FioLimitIsFioSyncWithANote) {
+  Params p;
+  std::string msg;
+  ASSERT_EQ(Parse({"-a", "fio-limit,POSIX"}, &p, &msg), 0) << msg;
+  EXPECT_EQ(p.apis, (std::vector<std::string>{"FIO-SYNC", "POSIX"}));
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_NE(p.notes[0].find("now FIO-SYNC"), std::string::npos) << p.notes[0];
+  ASSERT_EQ(Parse({"-a", "FIO-SYNC"}, &p, &msg), 0) << msg;
+  EXPECT_TRUE(p.notes.empty()) << "the new name needs no note";
+}
+
 struct Bad {
   std::vector<std::string> args;
   std::string says;
@@ -91,7 +104,7 @@ TEST(BenchParams, HelpIsExit1WithUsage) {
   std::string msg;
   EXPECT_EQ(Parse({"-h"}, &p, &msg), 1);
   EXPECT_NE(msg.find("-a API"), std::string::npos);
-  EXPECT_NE(msg.find("FIO-LIMIT"), std::string::npos);
+  EXPECT_NE(msg.find("FIO-SYNC"), std::string::npos);
   msg.clear();
   EXPECT_EQ(Parse({"-b", "1m", "--help"}, &p, &msg), 1);
   EXPECT_NE(msg.find("SLUICE-POSIX"), std::string::npos);
@@ -210,37 +223,115 @@ TEST(BenchPattern, UnalignedFillMatchesAlignedContent) {
   EXPECT_EQ(whole.substr(1000, 1000), part);
 }
 
-TEST(BenchReport, SummaryStatisticsAndFractionOfLimit) {
-  Report r;
-  r.tasks = 2;
-  TestResult limit, posix;
-  limit.api = "FIO-LIMIT";
-  posix.api = "POSIX";
+// One write test of two repetitions at `first` and `second` seconds per GiB.
+TestResult WriteTest(const std::string& api, double first, double second) {
+  TestResult t;
+  t.api = api;
   for (int i = 0; i < 2; ++i) {
     IterResult w;
     w.access = "write";
     w.iter = i;
     w.bytes = 1u << 30;
     w.transfers = 1024;
-    w.io = w.total = 1.0;  // 1024 MiB/s
-    limit.iters.push_back(w);
-    w.total = w.io = i == 0 ? 2.0 : 4.0;  // 512 and 256 MiB/s
-    posix.iters.push_back(w);
+    w.io = w.total = i == 0 ? first : second;
+    t.iters.push_back(w);
   }
-  r.tests = {limit, posix};
+  return t;
+}
+
+TEST(BenchReport, SummaryStatisticsAndFractionsOfBothLimits) {
+  Report r;
+  r.tasks = 2;
+  // The references may come after the APIs: every row gets its fractions.
+  r.tests = {WriteTest("POSIX", 2.0, 4.0),          // 512, 256: 384 MiB/s
+             WriteTest("DEVICE-LIMIT", 0.5, 0.5),   // 2048 MiB/s
+             WriteTest("FIO-SYNC", 1.0, 1.0)};      // 1024 MiB/s
   Summarise(&r);
-  const OpSummary& s = r.tests[1].summary.at(0);
+  const OpSummary& s = r.tests[0].summary.at(0);
   EXPECT_EQ(s.operation, "write");
   EXPECT_DOUBLE_EQ(s.max_mib, 512);
   EXPECT_DOUBLE_EQ(s.min_mib, 256);
   EXPECT_DOUBLE_EQ(s.mean_mib, 384);
   EXPECT_DOUBLE_EQ(s.stddev_mib, 128);
   EXPECT_DOUBLE_EQ(s.mean_time, 3.0);
-  EXPECT_DOUBLE_EQ(s.fraction_of_limit, 384.0 / 1024.0);
-  EXPECT_LT(r.tests[0].summary.at(0).fraction_of_limit, 0);
+  EXPECT_DOUBLE_EQ(s.fraction_of_device, 384.0 / 2048.0);
+  EXPECT_DOUBLE_EQ(s.fraction_of_fio_sync, 384.0 / 1024.0);
+  const OpSummary& dev = r.tests[1].summary.at(0);
+  EXPECT_LT(dev.fraction_of_device, 0) << "not a fraction of itself";
+  EXPECT_LT(dev.fraction_of_fio_sync, 0) << "the ceiling";
+  const OpSummary& sync = r.tests[2].summary.at(0);
+  EXPECT_DOUBLE_EQ(sync.fraction_of_device, 0.5);
+  EXPECT_LT(sync.fraction_of_fio_sync, 0);
   const std::string json = Json(r);
-  EXPECT_NE(json.find("\"fractionOfLimit\": 0.375"), std::string::npos) << json;
-  EXPECT_NE(TextSummary(r).find("0.38"), std::string::npos);
+  EXPECT_NE(json.find("\"fractionOfDeviceLimit\": 0.1875, "
+                      "\"fractionOfFioSync\": 0.375"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"fractionOfDeviceLimit\": null, "
+                      "\"fractionOfFioSync\": null"),
+            std::string::npos)
+      << json;
+  const std::string text = TextSummary(r);
+  EXPECT_NE(text.find("      0.19      0.38 POSIX"), std::string::npos) << text;
+  EXPECT_NE(text.find("         -         - DEVICE-LIMIT"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      0.50         - FIO-SYNC"), std::string::npos)
+      << text;
+
+  // Without the references, no fractions, and no line explaining them.
+  r.tests.resize(1);
+  Summarise(&r);
+  EXPECT_LT(r.tests[0].summary.at(0).fraction_of_device, 0);
+  EXPECT_LT(r.tests[0].summary.at(0).fraction_of_fio_sync, 0);
+  EXPECT_EQ(TextSummary(r).find("/device, /fio-sync:"), std::string::npos);
+
+  // A skipped reference is no reference.
+  r.tests = {WriteTest("POSIX", 2.0, 4.0), WriteTest("DEVICE-LIMIT", 1, 1)};
+  r.tests[1].skipped = "fio failed";
+  Summarise(&r);
+  EXPECT_LT(r.tests[0].summary.at(0).fraction_of_device, 0);
+}
+
+TEST(BenchReport, IorKeysBesideOurs) {
+  Report r;
+  r.tasks = 2;
+  r.tests = {WriteTest("POSIX", 2.0, 4.0)};  // 512 and 256 MiB/s
+  r.tests.push_back(WriteTest("HDF5", 1, 1));
+  r.tests[1].skipped = "built without parallel HDF5";
+  Summarise(&r);
+  const std::string json = Json(r);
+  for (const char* want :
+       {"\"summary\": [\n    {\"operation\": \"write\", \"API\": \"POSIX\", "
+        "\"TestID\": 0,",
+        "\"bwMaxMIB\": 512, \"bwMinMIB\": 256, \"bwMeanMIB\": 384, "
+        "\"bwStdMIB\": 128, \"OPsMax\": 512, \"OPsMin\": 256, \"OPsMean\": 384, "
+        "\"OPsSD\": 128, \"MeanTime\": 3, \"xsizeMiB\": 1024",
+        "\"Results\": [\n        {\"access\": \"write\", \"bwMiB\": 512,",
+        "\"max\": {\"writeMiB\": 512, \"writeMB\": 536.870912}",
+        "\"TestID\": 1,", "\"Command line\": "}) {
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n" << json;
+  }
+  EXPECT_EQ(json.find("\"API\": \"HDF5\""), std::string::npos)
+      << "a skipped test has no summary row";
+  EXPECT_EQ(IorHumanSize(1u << 20), "1 MiB");
+  EXPECT_EQ(IorHumanSize(3u << 29), "1.50 GiB");
+  EXPECT_EQ(IorHumanSize(256u << 10), "262144 bytes");
+}
+
+TEST(BenchFio, ReadsBandwidthAndMeanLatencyOfASection) {
+  const std::string json =
+      "{ \"jobs\" : [ { \"read\" : { \"io_bytes\" : 0, \"bw_bytes\" : 0,\n"
+      "  \"clat_ns\" : { \"mean\" : 1.0 },\n"
+      "  \"lat_ns\" : { \"min\" : 0, \"mean\" : 0.000000 } },\n"
+      "  \"write\" : { \"io_bytes\" : 8388608, \"bw_bytes\" : 524288000,\n"
+      "  \"slat_ns\" : { \"mean\" : 5.0 },\n"
+      "  \"lat_ns\" : { \"min\" : 5625492, \"max\" : 6814707,\n"
+      "                \"mean\" : 6197049.25, \"N\" : 8 } } } ] }";
+  EXPECT_DOUBLE_EQ(FioBandwidth(json, "write"), 524288000);
+  EXPECT_DOUBLE_EQ(FioMeanLatency(json, "write"), 6197049.25e-9);
+  EXPECT_DOUBLE_EQ(FioBandwidth(json, "read"), 0);
+  EXPECT_EQ(FioBandwidth(json, "trim"), -1);
+  EXPECT_EQ(FioMeanLatency("fio: no such engine", "write"), -1);
 }
 
 TEST(BenchReport, WaitedAndDurableWithTiers) {

@@ -4,75 +4,71 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
+
+#include "ior/fio_output.h"
+#include "ior/fio_run.h"
 
 namespace sluice {
 namespace bench {
 
-double FioBandwidth(const std::string& json, const std::string& section) {
-  size_t pos = json.find("\"" + section + "\" : {");
-  if (pos == std::string::npos) return -1;
-  pos = json.find("\"bw_bytes\" : ", pos);
-  if (pos == std::string::npos) return -1;
-  return atof(json.c_str() + pos + 13);
-}
-
 namespace {
-
-std::string Dir(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 // Runs fio on rank 0; returns bytes/s, or -1 with *error set.
 double Fio(const Params& p, int tasks, const char* rw, std::string* error) {
   const uint64_t per_job = p.block * p.segments;
-  std::string cmd = "fio --name=sluice-limit --directory='" + Dir(p.path) +
-                    "' --rw=" + rw + " --bs=" + std::to_string(p.transfer) +
-                    " --size=" + std::to_string(per_job) +
-                    " --numjobs=" + std::to_string(tasks) +
-                    " --direct=1 --ioengine=psync --end_fsync=1"
-                    " --group_reporting --output-format=json 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) {
-    *error = "cannot run fio";
-    return -1;
-  }
   std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int rc = pclose(f);
-  double bw = FioBandwidth(out, std::string(rw) == "write" ? "write" : "read");
-  if (rc != 0 || bw <= 0) {
-    *error = "fio failed: " + out.substr(0, 400);
+  const bool ok = RunFio(
+      "--name=sluice-fio-sync --directory=" + ShellQuote(FioDir(p.path)) +
+          " --rw=" + rw + " --bs=" + std::to_string(p.transfer) +
+          " --size=" + std::to_string(per_job) +
+          " --numjobs=" + std::to_string(tasks) +
+          " --direct=1 --ioengine=psync --end_fsync=1 --group_reporting",
+      &out);
+  const double bw = FioBandwidth(out, rw);
+  if (!ok || bw <= 0) {
+    *error = out.substr(0, 400);
     return -1;
   }
   return bw;
 }
 
-// fio's files: <dir>/sluice-limit.<job>.0.
+// fio's files: <dir>/sluice-fio-sync.<job>.0.
 void RemoveJobFiles(const Params& p, int tasks) {
   for (int j = 0; j < tasks; ++j) {
-    unlink((Dir(p.path) + "/sluice-limit." + std::to_string(j) + ".0").c_str());
+    unlink((FioDir(p.path) + "/sluice-fio-sync." + std::to_string(j) + ".0")
+               .c_str());
   }
+}
+
+// Collective: rank 0's bw broadcast; on failure prints fio's output and
+// sets test->skipped.
+bool Check(double bw, const std::string& error, TestResult* test) {
+  MPI_Bcast(&bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (bw > 0) return true;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    fprintf(stderr, "%s: fio failed: %s\n", test->api.c_str(), error.c_str());
+  }
+  test->skipped = "fio failed (its output is on stderr)";
+  return false;
 }
 
 }  // namespace
 
-void RunFioLimit(const Params& p, int tasks, bool overwrite,
-                 TestResult* test) {
+void RunFioSync(const Params& p, int tasks, bool overwrite,
+                TestResult* test) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  test->api = overwrite ? "FIO-OVERWRITE" : "FIO-LIMIT";
-  test->note = "fio " + std::string("sequential write/read, direct=1, bs=") +
+  test->api = overwrite ? "FIO-OVERWRITE" : "FIO-SYNC";
+  test->note = "fio, one synchronous job (psync) per rank at the transfer "
+               "size: sequential write/read, direct=1, bs=" +
                HumanSize(p.transfer) + ", " + std::to_string(tasks) +
                " job(s) of " + HumanSize(p.block * p.segments) +
                (overwrite ? ", overwriting files laid out before the first "
                             "repetition (not timed)"
                           : ", new files every repetition");
-  int have_fio = rank == 0 && system("fio --version >/dev/null 2>&1") == 0;
+  int have_fio = rank == 0 && HaveFio();
   MPI_Bcast(&have_fio, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!have_fio) {
     test->skipped = "fio not found (apt-get install fio)";
@@ -84,19 +80,14 @@ void RunFioLimit(const Params& p, int tasks, bool overwrite,
     double bw = 0;
     std::string error;
     if (rank == 0) bw = Fio(p, tasks, "write", &error);
-    MPI_Bcast(&bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (bw <= 0) {
-      if (rank == 0) fprintf(stderr, "%s: %s\n", test->api.c_str(), error.c_str());
-      test->skipped = "fio failed";
-      return;
-    }
+    if (!Check(bw, error, test)) return;
   }
   for (int rep = 0; rep < p.reps; ++rep) {
     for (const char* rw : {"write", "read"}) {
       double bw = 0;
       std::string error;
       // Every API writes new files each repetition (they are removed after
-      // it), so the limit does too: on a thin-provisioned virtual disk, or
+      // it), so FIO-SYNC does too: on a thin-provisioned virtual disk, or
       // an SSD after discard, overwriting blocks that are already allocated
       // runs up to 2x faster than writing new ones. FIO-OVERWRITE measures
       // that case on its own.
@@ -104,10 +95,8 @@ void RunFioLimit(const Params& p, int tasks, bool overwrite,
         RemoveJobFiles(p, tasks);
       }
       if (rank == 0) bw = Fio(p, tasks, rw, &error);
-      MPI_Bcast(&bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-      if (bw <= 0) {
-        if (rank == 0) fprintf(stderr, "%s: %s\n", test->api.c_str(), error.c_str());
-        test->skipped = "fio failed";
+      if (!Check(bw, error, test)) {
+        if (rank == 0) RemoveJobFiles(p, tasks);
         return;
       }
       IterResult r;

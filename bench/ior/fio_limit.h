@@ -1,9 +1,13 @@
-// FIO-LIMIT: the device's physical limit, measured by fio in the same
-// directory and run as the other tests: sequential write then read with
-// O_DIRECT, block size = the transfer size, one job per rank, each moving a
-// rank's bytes. New files every repetition, as every API writes; with
-// overwrite (FIO-OVERWRITE), the files are laid out once, untimed, and each
-// repetition overwrites them: the device's best case, shown for reference.
+// FIO-SYNC: fio, one synchronous job per rank at the transfer size, in the
+// same directory and run as the other tests: sequential write then read
+// with O_DIRECT and psync (queue depth 1 per job), block size = the
+// transfer size, each job moving a rank's bytes. What the device gives a
+// program doing what IOR's POSIX does, without the page cache; not the
+// device's limit (that is DEVICE-LIMIT: buffered APIs beat FIO-SYNC). Until
+// it was renamed it was called FIO-LIMIT, a name still accepted. New files
+// every repetition, as every API writes; with overwrite (FIO-OVERWRITE),
+// the files are laid out once, untimed, and each repetition overwrites
+// them: the best case of the same job, shown for reference.
 #ifndef SLUICE_BENCH_IOR_FIO_LIMIT_H_
 #define SLUICE_BENCH_IOR_FIO_LIMIT_H_
 
@@ -15,12 +19,8 @@ namespace bench {
 
 // Collective. Appends one write and one read IterResult per repetition to
 // *test, or sets test->skipped.
-void RunFioLimit(const Params& params, int tasks, bool overwrite,
-                 TestResult* test);
-
-// Extracts `"bw_bytes"` of the "write" or "read" section of fio's JSON
-// output (the first job: with group_reporting, the group). -1 if absent.
-double FioBandwidth(const std::string& json, const std::string& section);
+void RunFioSync(const Params& params, int tasks, bool overwrite,
+                TestResult* test);
 
 }  // namespace bench
 }  // namespace sluice

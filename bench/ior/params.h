@@ -48,10 +48,17 @@ struct Params {
   std::vector<std::pair<std::string, std::string>> store_options;
 
   std::string command_line;
+  // One-line notes for the user (a deprecated name was given), printed by
+  // rank 0 before the run.
+  std::vector<std::string> notes;
 };
 
 // The APIs sluice-bench knows (whether built in or not).
 const std::vector<std::string>& KnownApis();
+
+// Whether `api` is one of fio's measurements (DEVICE-LIMIT, FIO-SYNC,
+// FIO-OVERWRITE) rather than an I/O API.
+bool IsFioMeasurement(const std::string& api);
 
 // Parses argv[1..]. Returns 0 when the run should go on, 1 when help was
 // printed into *message, 2 on bad input (*message says what is wrong).

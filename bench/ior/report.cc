@@ -2,53 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <map>
+
+#include "ior/format.h"
+#include "ior/report_ior.h"
 
 namespace sluice {
 namespace bench {
 
 namespace {
-
-std::string Fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Fmt(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += Fmt("\\u%04x", c);
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string Num(double v) {
-  if (!std::isfinite(v)) return "null";
-  return Fmt("%.12g", v);
-}
-
-// A figure that may not have been measured: null then.
-std::string OrNull(bool measured, double v) {
-  return measured ? Num(v) : "null";
-}
 
 std::string Access(const Params& p) {
   return p.file_per_proc ? "file-per-process" : "single-shared-file";
@@ -76,10 +38,27 @@ void SummariseTiers(const std::vector<const IterResult*>& rs, OpSummary* s) {
   s->mean_durable_mib = durable_mib / n;
 }
 
+// IOR's OPs of a repetition: transfers over its total time.
+void SummariseIorOps(const std::vector<const IterResult*>& rs, OpSummary* s) {
+  std::vector<double> ops;
+  for (const auto* r : rs) {
+    ops.push_back(r->total > 0 ? r->transfers / r->total : 0);
+  }
+  s->ior_max_ops = *std::max_element(ops.begin(), ops.end());
+  s->ior_min_ops = *std::min_element(ops.begin(), ops.end());
+  for (double o : ops) s->ior_mean_ops += o / ops.size();
+  double var = 0;
+  for (double o : ops) {
+    var += (o - s->ior_mean_ops) * (o - s->ior_mean_ops) / ops.size();
+  }
+  s->ior_sd_ops = std::sqrt(var);
+}
+
 }  // namespace
 
 void Summarise(Report* report) {
-  std::map<std::string, double> limit;  // op -> FIO-LIMIT mean MiB/s
+  // op -> mean MiB/s of the references
+  std::map<std::string, double> device, fio_sync;
   for (auto& t : report->tests) {
     t.summary.clear();
     for (const char* op : {"write", "read"}) {
@@ -90,6 +69,10 @@ void Summarise(Report* report) {
       if (rs.empty()) continue;
       OpSummary s;
       s.operation = op;
+      s.block = rs[0]->Block(report->params);
+      s.transfer = rs[0]->Transfer(report->params);
+      s.segments = rs[0]->Segments(report->params);
+      s.bytes = rs[0]->bytes;
       s.max_mib = s.max_ops = -1;
       s.min_mib = s.min_ops = 1e300;
       for (const auto* r : rs) {
@@ -109,14 +92,28 @@ void Summarise(Report* report) {
         const double d = r->BandwidthMiB() - s.mean_mib;
         s.stddev_mib += d * d / rs.size();
       }
+      SummariseIorOps(rs, &s);
       SummariseTiers(rs, &s);
       s.stddev_mib = std::sqrt(s.stddev_mib);
-      if (t.api == "FIO-LIMIT") {
-        limit[op] = s.mean_mib;
-      } else if (limit.count(op) && limit[op] > 0) {
-        s.fraction_of_limit = s.mean_mib / limit[op];
+      if (t.skipped.empty() && t.api == "DEVICE-LIMIT") {
+        device.emplace(op, s.mean_mib);
+      } else if (t.skipped.empty() && t.api == "FIO-SYNC") {
+        fio_sync.emplace(op, s.mean_mib);
       }
       t.summary.push_back(s);
+    }
+  }
+  for (auto& t : report->tests) {
+    for (auto& s : t.summary) {
+      const auto d = device.find(s.operation);
+      const auto f = fio_sync.find(s.operation);
+      if (t.api != "DEVICE-LIMIT" && d != device.end() && d->second > 0) {
+        s.fraction_of_device = s.mean_mib / d->second;
+      }
+      if (t.api != "DEVICE-LIMIT" && t.api != "FIO-SYNC" &&
+          f != fio_sync.end() && f->second > 0) {
+        s.fraction_of_fio_sync = s.mean_mib / f->second;
+      }
     }
   }
 }
@@ -178,7 +175,7 @@ std::string TextIter(const IterResult& r, const Params& p) {
       Fmt("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f "
           "%-10.6f %-10.6f %-4d",
           r.access.c_str(), r.BandwidthMiB(), r.Iops(), r.latency,
-          p.block / 1024.0, p.transfer / 1024.0, r.open, r.io, r.close,
+          r.Block(p) / 1024.0, r.Transfer(p) / 1024.0, r.open, r.io, r.close,
           r.total, r.iter);
   if (p.tiers()) {
     const bool t = r.Tiered();
@@ -196,29 +193,35 @@ std::string TextSummary(const Report& r) {
   const Params& p = r.params;
   std::string out = "\nSummary of all tests:\n";
   out += Fmt("%-9s %10s %10s %10s %10s %10s %10s %10s %10s %8s %6s %4s %4s "
-             "%5s %8s %6s %10s %10s %10s %10s %-10s\n",
+             "%5s %8s %6s %10s %10s %10s %9s %9s %-10s\n",
              "Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev",
              "Max(OPs)", "Min(OPs)", "Mean(OPs)", "Mean(s)", "open(s)",
              "#Tasks", "reps", "fPP", "reord", "reordoff", "segcnt",
-             "blksiz", "xsize", "aggs(MiB)", "limit", "API");
+             "blksiz", "xsize", "aggs(MiB)", "/device", "/fio-sync", "API");
+  bool fractions = false;
   for (const auto& t : r.tests) {
     if (!t.skipped.empty()) continue;
     for (const auto& s : t.summary) {
-      std::string frac = s.fraction_of_limit >= 0
-                             ? Fmt("%.2f", s.fraction_of_limit)
-                             : std::string("-");
+      const std::string dev = OrDash(s.fraction_of_device >= 0, "%.2f",
+                                     s.fraction_of_device);
+      const std::string sync = OrDash(s.fraction_of_fio_sync >= 0, "%.2f",
+                                      s.fraction_of_fio_sync);
+      fractions |= s.fraction_of_device >= 0 || s.fraction_of_fio_sync >= 0;
       out += Fmt("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f "
                  "%10.5f %8.5f %6d %4d %4d %5d %8d %6llu %10llu %10llu "
-                 "%10.1f %10s %-10s\n",
+                 "%10.1f %9s %9s %-10s\n",
                  s.operation.c_str(), s.max_mib, s.min_mib, s.mean_mib,
                  s.stddev_mib, s.max_ops, s.min_ops, s.mean_ops, s.mean_time,
                  s.mean_open, r.tasks, p.reps, p.file_per_proc ? 1 : 0,
                  p.reorder ? 1 : 0, p.reorder ? p.reorder_shift : 0,
-                 (unsigned long long)p.segments, (unsigned long long)p.block,
-                 (unsigned long long)p.transfer,
-                 p.block * p.segments * r.tasks / 1048576.0, frac.c_str(),
-                 t.api.c_str());
+                 (unsigned long long)s.segments, (unsigned long long)s.block,
+                 (unsigned long long)s.transfer, s.bytes / 1048576.0,
+                 dev.c_str(), sync.c_str(), t.api.c_str());
     }
+  }
+  if (fractions) {
+    out += "/device, /fio-sync: Mean(MiB) as a fraction of DEVICE-LIMIT's "
+           "and of FIO-SYNC's, same operation, this run\n";
   }
   for (const auto& t : r.tests) {
     for (const auto& s : t.summary) {
@@ -232,7 +235,7 @@ std::string TextSummary(const Report& r) {
   for (const auto& t : r.tests) {
     if (!t.skipped.empty()) {
       out += "skipped   " + t.api + ": " + t.skipped + "\n";
-    } else if (t.api.rfind("FIO-", 0) != 0) {
+    } else if (!IsFioMeasurement(t.api)) {
       out += Fmt("resources %s: peak RSS %.1f MiB per rank, %.2f CPU s per "
                  "GiB written\n",
                  t.api.c_str(), t.peak_rss_mib, t.cpu_seconds_per_gib);
@@ -244,13 +247,14 @@ std::string TextSummary(const Report& r) {
 std::string Json(const Report& r) {
   const Params& p = r.params;
   std::string out = "{\n";
-  out += "  \"began\": " + Quote(r.began) + ",\n";
-  out += "  \"finished\": " + Quote(r.finished) + ",\n";
-  out += "  \"commandLine\": " + Quote(p.command_line) + ",\n";
-  out += "  \"machine\": " + Quote(r.machine) + ",\n";
+  out += "  \"began\": " + JsonString(r.began) + ",\n";
+  out += "  \"finished\": " + JsonString(r.finished) + ",\n";
+  out += "  \"commandLine\": " + JsonString(p.command_line) + ",\n";
+  out += "  \"machine\": " + JsonString(r.machine) + ",\n";
+  out += IorHeaderMembers(r, "  ");
   out += "  \"options\": {\n";
-  out += "    \"testFileName\": " + Quote(p.path) + ",\n";
-  out += "    \"access\": " + Quote(Access(p)) + ",\n";
+  out += "    \"testFileName\": " + JsonString(p.path) + ",\n";
+  out += "    \"access\": " + JsonString(Access(p)) + ",\n";
   out += "    \"filePerProc\": " + std::string(p.file_per_proc ? "true" : "false") + ",\n";
   out += "    \"collective\": " + std::string(p.collective ? "true" : "false") + ",\n";
   out += "    \"segmentCount\": " + std::to_string(p.segments) + ",\n";
@@ -268,74 +272,78 @@ std::string Json(const Report& r) {
   out += "    \"checkRead\": " + std::string(p.check_read ? "true" : "false") + ",\n";
   out += "    \"dropCaches\": " + std::string(p.drop_caches ? "true" : "false") + ",\n";
   out += "    \"direct\": " + std::string(p.direct ? "true" : "false") + ",\n";
-  out += "    \"fastRoot\": " + (p.tiers() ? Quote(p.fast_root) : "null") +
+  out += "    \"fastRoot\": " + (p.tiers() ? JsonString(p.fast_root) : "null") +
          ",\n";
-  out += "    \"slowRoot\": " + (p.tiers() ? Quote(p.slow_root) : "null") +
+  out += "    \"slowRoot\": " + (p.tiers() ? JsonString(p.slow_root) : "null") +
          ",\n";
   out += "    \"storeOptions\": {";
   for (size_t i = 0; i < p.store_options.size(); ++i) {
-    out += (i ? ", " : "") + Quote(p.store_options[i].first) + ": " +
-           Quote(p.store_options[i].second);
+    out += (i ? ", " : "") + JsonString(p.store_options[i].first) + ": " +
+           JsonString(p.store_options[i].second);
   }
   out += "}\n  },\n  \"tests\": [\n";
   for (size_t ti = 0; ti < r.tests.size(); ++ti) {
     const TestResult& t = r.tests[ti];
-    out += "    {\n      \"api\": " + Quote(t.api) + ",\n";
-    out += "      \"note\": " + Quote(t.note) + ",\n";
-    out += "      \"skipped\": " + (t.skipped.empty() ? "null" : Quote(t.skipped)) + ",\n";
-    out += "      \"peakRssMiB\": " + Num(t.peak_rss_mib) + ",\n";
-    out += "      \"cpuSecondsPerGiBWritten\": " + Num(t.cpu_seconds_per_gib) + ",\n";
+    out += "    {\n      \"api\": " + JsonString(t.api) + ",\n";
+    out += "      \"note\": " + JsonString(t.note) + ",\n";
+    out += "      \"skipped\": " + (t.skipped.empty() ? "null" : JsonString(t.skipped)) + ",\n";
+    out += "      \"peakRssMiB\": " + JsonNumber(t.peak_rss_mib) + ",\n";
+    out += "      \"cpuSecondsPerGiBWritten\": " + JsonNumber(t.cpu_seconds_per_gib) + ",\n";
     out += "      \"dataErrors\": " + std::to_string(t.data_errors) + ",\n";
+    out += IorTestMembers(r, ti, "      ");
     out += "      \"results\": [";
     for (size_t i = 0; i < t.iters.size(); ++i) {
       const IterResult& it = t.iters[i];
-      out += std::string(i ? "," : "") + "\n        {\"access\": " + Quote(it.access) +
-             ", \"bwMiB\": " + Num(it.BandwidthMiB()) +
-             ", \"iops\": " + Num(it.Iops()) +
-             ", \"latency\": " + Num(it.latency) +
-             ", \"blockKiB\": " + Num(p.block / 1024.0) +
-             ", \"xferKiB\": " + Num(p.transfer / 1024.0) +
-             ", \"openTime\": " + Num(it.open) +
-             ", \"wrRdTime\": " + Num(it.io) +
-             ", \"closeTime\": " + Num(it.close) +
-             ", \"totalTime\": " + Num(it.total) +
-             ", \"cpuSeconds\": " + Num(it.cpu) +
-             ", \"waitedTime\": " + OrNull(it.Tiered(), it.waited) +
-             ", \"waitedBwMiB\": " + OrNull(it.Tiered(), it.WaitedMiB()) +
-             ", \"durableTime\": " + OrNull(it.Tiered(), it.durable) +
-             ", \"durableBwMiB\": " + OrNull(it.Tiered(), it.DurableMiB()) +
+      out += std::string(i ? "," : "") + "\n        {\"access\": " + JsonString(it.access) +
+             ", \"bwMiB\": " + JsonNumber(it.BandwidthMiB()) +
+             ", \"iops\": " + JsonNumber(it.Iops()) +
+             ", \"latency\": " + JsonNumber(it.latency) +
+             ", \"blockKiB\": " + JsonNumber(it.Block(p) / 1024.0) +
+             ", \"xferKiB\": " + JsonNumber(it.Transfer(p) / 1024.0) +
+             ", \"openTime\": " + JsonNumber(it.open) +
+             ", \"wrRdTime\": " + JsonNumber(it.io) +
+             ", \"closeTime\": " + JsonNumber(it.close) +
+             ", \"totalTime\": " + JsonNumber(it.total) +
+             ", \"cpuSeconds\": " + JsonNumber(it.cpu) +
+             ", \"waitedTime\": " + JsonOrNull(it.Tiered(), it.waited) +
+             ", \"waitedBwMiB\": " + JsonOrNull(it.Tiered(), it.WaitedMiB()) +
+             ", \"durableTime\": " + JsonOrNull(it.Tiered(), it.durable) +
+             ", \"durableBwMiB\": " + JsonOrNull(it.Tiered(), it.DurableMiB()) +
              ", \"bytes\": " + std::to_string(it.bytes) +
              ", \"iter\": " + std::to_string(it.iter) + "}";
     }
     out += "\n      ],\n      \"summary\": [";
     for (size_t i = 0; i < t.summary.size(); ++i) {
       const OpSummary& s = t.summary[i];
-      out += std::string(i ? "," : "") + "\n        {\"operation\": " + Quote(s.operation) +
-             ", \"maxMiB\": " + Num(s.max_mib) +
-             ", \"minMiB\": " + Num(s.min_mib) +
-             ", \"meanMiB\": " + Num(s.mean_mib) +
-             ", \"stdDevMiB\": " + Num(s.stddev_mib) +
-             ", \"maxOPs\": " + Num(s.max_ops) +
-             ", \"minOPs\": " + Num(s.min_ops) +
-             ", \"meanOPs\": " + Num(s.mean_ops) +
-             ", \"meanTime\": " + Num(s.mean_time) +
-             ", \"meanOpenTime\": " + Num(s.mean_open) +
-             ", \"meanWrRdTime\": " + Num(s.mean_io) +
-             ", \"meanCloseTime\": " + Num(s.mean_close) +
+      out += std::string(i ? "," : "") + "\n        {\"operation\": " + JsonString(s.operation) +
+             ", \"maxMiB\": " + JsonNumber(s.max_mib) +
+             ", \"minMiB\": " + JsonNumber(s.min_mib) +
+             ", \"meanMiB\": " + JsonNumber(s.mean_mib) +
+             ", \"stdDevMiB\": " + JsonNumber(s.stddev_mib) +
+             ", \"maxOPs\": " + JsonNumber(s.max_ops) +
+             ", \"minOPs\": " + JsonNumber(s.min_ops) +
+             ", \"meanOPs\": " + JsonNumber(s.mean_ops) +
+             ", \"meanTime\": " + JsonNumber(s.mean_time) +
+             ", \"meanOpenTime\": " + JsonNumber(s.mean_open) +
+             ", \"meanWrRdTime\": " + JsonNumber(s.mean_io) +
+             ", \"meanCloseTime\": " + JsonNumber(s.mean_close) +
              ", \"meanWaitedTime\": " +
-             OrNull(s.mean_waited >= 0, s.mean_waited) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_waited) +
              ", \"meanWaitedBwMiB\": " +
-             OrNull(s.mean_waited >= 0, s.mean_waited_mib) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_waited_mib) +
              ", \"meanDurableTime\": " +
-             OrNull(s.mean_waited >= 0, s.mean_durable) +
+             JsonOrNull(s.mean_waited >= 0, s.mean_durable) +
              ", \"meanDurableBwMiB\": " +
-             OrNull(s.mean_waited >= 0, s.mean_durable_mib) +
-             ", \"fractionOfLimit\": " +
-             (s.fraction_of_limit >= 0 ? Num(s.fraction_of_limit) : "null") + "}";
+             JsonOrNull(s.mean_waited >= 0, s.mean_durable_mib) +
+             ", \"fractionOfDeviceLimit\": " +
+             JsonOrNull(s.fraction_of_device >= 0, s.fraction_of_device) +
+             ", \"fractionOfFioSync\": " +
+             JsonOrNull(s.fraction_of_fio_sync >= 0, s.fraction_of_fio_sync) +
+             "}";
     }
     out += "\n      ]\n    }" + std::string(ti + 1 < r.tests.size() ? "," : "") + "\n";
   }
-  out += "  ]\n}\n";
+  out += "  ],\n" + IorSummaryMember(r, "  ") + "\n}\n";
   return out;
 }
 

@@ -25,6 +25,18 @@ struct IterResult {
   double latency = 0;
   // CPU seconds (user + system) of all ranks between open and close.
   double cpu = 0;
+  // Bytes per job and per I/O call when they are not the run's -b and -t
+  // (DEVICE-LIMIT's fio job), else 0.
+  uint64_t block_size = 0, transfer_size = 0;
+  uint64_t Block(const Params& p) const {
+    return block_size ? block_size : p.block;
+  }
+  uint64_t Transfer(const Params& p) const {
+    return transfer_size ? transfer_size : p.transfer;
+  }
+  uint64_t Segments(const Params& p) const {
+    return block_size ? 1 : p.segments;
+  }
   // Writes with --fast-root/--slow-root, else < 0. waited: first open to
   // last close (or commit) returned, what the application waited (== total);
   // durable: first open until every rank's data is durable on the slow root.
@@ -40,10 +52,19 @@ struct IterResult {
 
 struct OpSummary {
   std::string operation;
+  // Of the first repetition: bytes per job and per I/O call, segments
+  // (IterResult's Block, Transfer, Segments), bytes moved by all ranks.
+  uint64_t block = 0, transfer = 0, segments = 0, bytes = 0;
   double max_mib = 0, min_mib = 0, mean_mib = 0, stddev_mib = 0;
-  double max_ops = 0, min_ops = 0, mean_ops = 0;
+  double max_ops = 0, min_ops = 0, mean_ops = 0;  // transfers / wr/rd time
+  // IOR's summary OPs: transfers / total time (open to close), over the
+  // repetitions; sd is the population standard deviation, as IOR's.
+  double ior_max_ops = 0, ior_min_ops = 0, ior_mean_ops = 0, ior_sd_ops = 0;
   double mean_time = 0, mean_open = 0, mean_io = 0, mean_close = 0;
-  double fraction_of_limit = -1;  // of FIO-LIMIT's mean, when it ran
+  // The mean as a fraction of DEVICE-LIMIT's and of FIO-SYNC's mean for
+  // the same operation in the same run, or < 0 (not run, or this is it;
+  // DEVICE-LIMIT gets no fraction of FIO-SYNC: it is the ceiling).
+  double fraction_of_device = -1, fraction_of_fio_sync = -1;
   // Means over the repetitions that measured them (writes with tiers), or
   // < 0.
   double mean_waited = -1, mean_durable = -1;
@@ -52,6 +73,7 @@ struct OpSummary {
 
 struct TestResult {
   std::string api;
+  std::string started;         // when it began, as Report::began
   std::string note;            // how the API was run
   std::string skipped;         // why it did not run, or ""
   std::vector<IterResult> iters;
@@ -64,12 +86,16 @@ struct TestResult {
 struct Report {
   std::string began, finished, machine;
   int tasks = 1;
+  // Nodes (shared-memory domains) of the run, and ranks on rank 0's node
+  // (IOR's tasksPerNode).
+  int nodes = 1, tasks_per_node = 1;
   Params params;
   std::vector<TestResult> tests;
 };
 
-// Fills `summary` of every test from its iterations, with the fraction of a
-// FIO-LIMIT test in the same report.
+// Fills `summary` of every test from its iterations, with the fractions of
+// the DEVICE-LIMIT and FIO-SYNC tests in the same report (the first of
+// each that ran, wherever it is in the list).
 void Summarise(Report* report);
 std::string TextHeader(const Report& report);
 // With tiers (p.tiers()), four more columns after IOR's: waited_s, its
@@ -77,6 +103,7 @@ std::string TextHeader(const Report& report);
 std::string TextIterHeader(const Params& p);
 std::string TextIter(const IterResult& r, const Params& p);
 std::string TextSummary(const Report& report);
+// The JSON summary: sluice-bench's keys, and IOR's (report_ior.h).
 std::string Json(const Report& report);
 
 }  // namespace bench

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ior/api.h"
+#include "ior/device_limit.h"
 #include "ior/fio_limit.h"
 #include "ior/pattern.h"
 #include "ior/report.h"
@@ -364,6 +365,21 @@ void RunApi(const Params& p, const std::string& name, TestResult* test,
   test->data_errors = static_cast<uint64_t>(Sum(double(errors)));
 }
 
+// The nodes of the run (shared-memory domains) and the ranks on rank 0's.
+void CountNodes(int* nodes, int* tasks_per_node) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
+                      MPI_INFO_NULL, &node);
+  int node_rank = 0, node_size = 1;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int leader = node_rank == 0;
+  MPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  *tasks_per_node = node_size;
+  MPI_Bcast(tasks_per_node, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
 void WriteLatencies(const Params& p, const Latencies& lat) {
   FILE* f = nullptr;
   if (rank == 0) {
@@ -411,7 +427,9 @@ int Run(const Params& p) {
   utsname u;
   uname(&u);
   report.machine = std::string(u.sysname) + " " + u.nodename + " " + u.release;
+  CountNodes(&report.nodes, &report.tasks_per_node);
   if (rank == 0) {
+    for (const auto& n : p.notes) printf("note: %s\n", n.c_str());
     printf("%s", TextHeader(report).c_str());
     fflush(stdout);
   }
@@ -419,9 +437,14 @@ int Run(const Params& p) {
   bool warned_drop = false;
   for (const auto& name : p.apis) {
     TestResult test;
+    test.started = Timestamp();
     if (rank == 0) printf("\n=== %s\n", name.c_str());
-    if (name == "FIO-LIMIT" || name == "FIO-OVERWRITE") {
-      RunFioLimit(p, tasks, name == "FIO-OVERWRITE", &test);
+    if (IsFioMeasurement(name)) {
+      if (name == "DEVICE-LIMIT") {
+        RunDeviceLimit(p, tasks, &test);
+      } else {
+        RunFioSync(p, tasks, name == "FIO-OVERWRITE", &test);
+      }
       if (rank == 0) {
         printf("%s", TextIterHeader(p).c_str());
         for (const auto& r : test.iters) printf("%s", TextIter(r, p).c_str());
