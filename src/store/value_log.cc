@@ -568,6 +568,11 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
     }
     loader_ = std::thread([this] { LoaderLoop(); });
   }
+  // A read that does not go on from the last one is served from a window
+  // that holds it, but loads none.
+  const bool follows = file == ra_next_file_ && offset == ra_next_;
+  ra_next_file_ = file;
+  ra_next_ = offset + n;
   // A window holds `at` (or will, once loaded).
   auto holds = [&](const Window& w, uint64_t at) {
     return w.file == file && w.offset <= at &&
@@ -584,6 +589,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
       ra_cv_.wait(lock, [&] { return !windows_[hit].loading; });
       if (!holds(windows_[hit], at)) hit = -1;  // the file ended before
     }
+    if (hit < 0 && !follows && done == 0) return false;  // read directly
     if (hit < 0) {
       hit = windows_[0].used <= windows_[1].used ? 0 : 1;
       if (windows_[hit].loading) {
@@ -789,7 +795,8 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       });
       if (sl.seq != seq || sl.state != Slot::kReady) break;
       if (sl.got == length && sl.buf.cap >= b->cap) {
-        std::swap(*b, sl.buf);
+        std::swap(b->data, sl.buf.data);
+        std::swap(b->cap, sl.buf.cap);
         have = true;
         hashed = sl.hashed && sl.value_offset == p.offset &&
                  sl.value_length == p.length;
@@ -807,8 +814,12 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       }
     }
     if (freed) pf_cv_.notify_all();  // a reader may be waiting for one of them
-    QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
+    if (have || (b->last_file == p.file && b->last_end == p.offset)) {
+      QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
+    }
   }
+  b->last_file = p.file;
+  b->last_end = p.offset + p.length;
   if (!have) {
     size_t got = 0;
     if (int err = ReadUpTo(rf.fd, b->data, length, begin, &got)) {
