@@ -8,7 +8,6 @@
 #include <memory>
 #include <mutex>
 #include <random>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,8 +16,8 @@
 #include "sluice/kv.h"
 #include "store/backend.h"
 #include "store/value_log_format.h"
+#include "counting_env.h"
 #include "test_util.h"
-#include "util/env.h"
 
 namespace sluice {
 namespace {
@@ -195,62 +194,6 @@ TEST(VlogReadTest, APointerPastTheLogIsCorruptionBeforeAnyAllocation) {
 #endif
 }
 
-// Counts what is read from a store's value log files, and by which threads.
-class CountingEnv : public Env {
- public:
-  int Open(const char* path, int flags, mode_t mode) override {
-    const int fd = Posix()->Open(path, flags, mode);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (fd >= 0) {
-      if (strstr(path, "/vlog/") != nullptr) {
-        vlog_fds_.insert(fd);
-      } else {
-        vlog_fds_.erase(fd);
-      }
-    }
-    return fd;
-  }
-  ssize_t Pread(int fd, void* buf, size_t n, off_t offset) override {
-    const ssize_t r = Posix()->Pread(fd, buf, n, offset);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (r > 0 && vlog_fds_.count(fd)) {
-      bytes_ += static_cast<uint64_t>(r);
-      if (std::this_thread::get_id() != caller_) others_ += 1;
-    }
-    return r;
-  }
-  // Starts counting afresh; reads from threads other than this one are
-  // counted apart (read ahead).
-  void Reset() {
-    std::lock_guard<std::mutex> lock(mu_);
-    bytes_ = others_ = 0;
-    caller_ = std::this_thread::get_id();
-  }
-  uint64_t bytes() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return bytes_;
-  }
-  uint64_t other_threads_reads() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return others_;
-  }
-
- private:
-  std::mutex mu_;
-  std::set<int> vlog_fds_;
-  uint64_t bytes_ = 0, others_ = 0;
-  std::thread::id caller_;
-};
-
-class ScopedEnv {
- public:
-  explicit ScopedEnv(Env* env) : old_(Env::SetDefault(env)) {}
-  ~ScopedEnv() { Env::SetDefault(old_); }
-
- private:
-  Env* old_;
-};
-
 // Values read in an order that is not the log's (a file written or read at
 // random offsets) are read alone: nothing is read ahead for them, by an
 // iterator (a file's reader) or by Get, as a scan of the log in its order
@@ -278,8 +221,8 @@ TEST(VlogReadTest, OnlyAReaderGoingOnInTheLogsOrderIsReadAhead) {
   std::shuffle(order.begin(), order.end(), std::mt19937(20261127));
   const uint64_t total = kValues * kSize;
 
-  CountingEnv env;
-  ScopedEnv scoped(&env);
+  test::CountingEnv env;
+  test::ScopedEnv scoped(&env);
   StoreOptions o;
   o.read_only = true;
   for (const char* how : {"iterator", "get"}) {
