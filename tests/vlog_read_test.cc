@@ -208,9 +208,13 @@ TEST(VlogReadTest, OnlyAReaderGoingOnInTheLogsOrderIsReadAhead) {
     snprintf(k, sizeof k, "k%05d", i);
     return std::string(k);
   };
+  // Read-ahead windows of 1 MiB (half the write buffer): the log spans
+  // several.
+  StoreOptions o;
+  ASSERT_OK(o.Set("write_buffer_size", "2m"));
   {
     std::unique_ptr<Store> store;
-    ASSERT_OK(Store::Open(StoreOptions(), path, &store));
+    ASSERT_OK(Store::Open(o, path, &store));
     for (int i = 0; i < kValues; ++i) {
       ASSERT_OK(store->Put(key(i), Versioned(i, kSize)));
     }
@@ -223,7 +227,6 @@ TEST(VlogReadTest, OnlyAReaderGoingOnInTheLogsOrderIsReadAhead) {
 
   test::CountingEnv env;
   test::ScopedEnv scoped(&env);
-  StoreOptions o;
   o.read_only = true;
   for (const char* how : {"iterator", "get"}) {
     SCOPED_TRACE(how);

@@ -100,8 +100,10 @@ class ValueLog {
   static void ReleaseBuffer(ReadBuffer* b);
   // Reads and checks the value `p` points at, like Read, into `b`; *out is
   // the value, valid while `b` is unchanged. Where the file can be read
-  // ahead (a read-only log, or a writer's finished file), the value is read
-  // straight into the buffer; once the reader goes on in the log's order
+  // ahead (a read-only log, or a writer's finished file), a value of
+  // kSlotMinBytes or more is read straight into the buffer (a smaller one
+  // as Read reads it, through the windows); once the reader goes on in the
+  // log's order
   // (this value starts where its last ended, as a scan of a file written
   // sequentially does), the values that follow (assumed back to back with
   // `p`) are read and hashed ahead on background threads, and a hit swaps
@@ -235,6 +237,11 @@ class ValueLog {
   // caller that writes what it reads (cp out of the store) stalls in its
   // writes now and then, and four 1 MiB values did not cover the stall.
   static constexpr int kSlots = 8;
+  // Smaller values are read through the read-ahead windows (PRead), one
+  // large read for many of them, rather than a slot, one read each: read
+  // ahead one by one, 16 KiB values kept the device at a few thousand
+  // reads a second.
+  static constexpr size_t kSlotMinBytes = 256u << 10;
   static constexpr int kMinAhead = 4;
   static constexpr size_t kAheadBytes = 8u << 20;
   static constexpr int kPrefetchThreads = 2;
