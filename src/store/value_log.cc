@@ -814,7 +814,12 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       }
     }
     if (freed) pf_cv_.notify_all();  // a reader may be waiting for one of them
-    if (have || (b->last_file == p.file && b->last_end == p.offset)) {
+    // Going on in the log's order: from where this reader's last value
+    // ended, or a value or two further (two readers taking turns, as a
+    // file's reader and its read-ahead do).
+    const bool onward = b->last_file == p.file && p.offset >= b->last_end &&
+                        p.offset - b->last_end <= 2 * uint64_t{p.length};
+    if (have || onward) {
       QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
     }
   }

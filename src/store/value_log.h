@@ -93,7 +93,8 @@ class ValueLog {
     char* data = nullptr;
     size_t cap = 0;
     // Where the reader's last value ended: a reader whose next value
-    // starts there goes on in the log's order, and is read ahead.
+    // starts there (or a value or two further) goes on in the log's
+    // order, and is read ahead.
     uint32_t last_file = 0;
     uint64_t last_end = 0;
   };
