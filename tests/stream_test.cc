@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <random>
 #include <sstream>
+#include <vector>
 
+#include "counting_env.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -108,6 +111,74 @@ TEST_F(StreamTest, FailuresSetFailbit) {
       << missing.rdbuf()->status().ToString();
   EXPECT_EQ(fstream::initialize(dir_.path(), 0).code(), Code::kInvalidArgument)
       << "a second mount is refused";
+}
+
+// A block of `n` bytes that names its index in every 8 bytes.
+std::string Block(uint64_t index, size_t n) {
+  std::string b(n, '\0');
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    const uint64_t v = index * 1000003 + i;
+    memcpy(&b[i], &v, 8);
+  }
+  return b;
+}
+
+// A file written at random offsets, 16 KiB at a time (each write an extent
+// of its own), read back at random offsets: each read takes what it asks
+// for from the store, not a buffer-ful of the extents after it (which a
+// reader at random offsets discards: each one a read of the device). Small
+// reads, and a tellg among them, still go through the buffer.
+TEST(StreamReadTest, AReadAfterASeekReadsWhatItAsksFor) {
+  test::TempDir dir;
+  constexpr int kBlocks = 128;
+  constexpr size_t kSize = 16 * 1024;
+  std::vector<int> order(kBlocks);
+  for (int i = 0; i < kBlocks; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(7));
+  ASSERT_OK(fstream::initialize(dir.path(), 0));
+  {
+    ofstream out("/random");
+    for (int i : order) {
+      out.seekp(static_cast<std::streamoff>(i) * kSize);
+      const std::string b = Block(i, kSize);
+      out.write(b.data(), b.size());
+    }
+    out.close();
+    ASSERT_FALSE(out.fail());
+  }
+  ASSERT_OK(fstream::cleanup());
+
+  test::CountingEnv env;
+  test::ScopedEnv scoped(&env);
+  ASSERT_OK(fstream::initialize(dir.path(), FileSystem::kReader));
+  std::shuffle(order.begin(), order.end(), std::mt19937(8));
+  {
+    ifstream in("/random");
+    ASSERT_TRUE(in.is_open());
+    env.Reset();
+    std::string b(kSize, '\0');
+    for (int i : order) {
+      in.seekg(static_cast<std::streamoff>(i) * kSize);
+      in.read(&b[0], b.size());
+      ASSERT_EQ(in.gcount(), static_cast<std::streamsize>(kSize)) << i;
+      ASSERT_TRUE(b == Block(i, kSize)) << "block " << i;
+    }
+    // Each extent alone, in its 4 KiB blocks (20 KiB for 16 KiB and a
+    // header); 4 times that when every read filled the 64 KiB buffer.
+    EXPECT_LE(env.bytes(), kBlocks * kSize * 3 / 2)
+        << env.bytes() << " bytes read for " << kBlocks * kSize;
+    // Small sequential reads and a tell among them.
+    in.seekg(5 * kSize + 100);
+    std::string small(1000, '\0');
+    const std::string want = Block(5, kSize) + Block(6, kSize);
+    for (size_t at = 100; at + 1000 <= 2 * kSize; at += 1000) {
+      ASSERT_EQ(in.tellg(), static_cast<std::streamoff>(5 * kSize + at));
+      in.read(&small[0], small.size());
+      ASSERT_EQ(in.gcount(), 1000);
+      ASSERT_EQ(small, want.substr(at, 1000)) << "at " << at;
+    }
+  }
+  ASSERT_OK(fstream::cleanup());
 }
 
 }  // namespace

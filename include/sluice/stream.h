@@ -35,6 +35,10 @@ class SLUICE_EXPORT filebuf : public std::streambuf {
  public:
   // Bytes buffered between the stream and the file.
   static constexpr size_t kBufferSize = 64u << 10;
+  // What the first fill of the read buffer after a seek reads: a reader at
+  // random offsets would discard the rest (each further fill doubles, up
+  // to kBufferSize, while the reads go on from there).
+  static constexpr size_t kSeekFill = 4u << 10;
 
   filebuf();
   ~filebuf() override;
@@ -67,6 +71,7 @@ class SLUICE_EXPORT filebuf : public std::streambuf {
   std::shared_ptr<FileSystem> fs_;
   std::unique_ptr<File> file_;
   std::vector<char> put_, get_;
+  size_t fill_ = kBufferSize;  // the next fill of get_
   Status status_;
 };
 

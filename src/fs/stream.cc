@@ -1,5 +1,6 @@
 #include "sluice/stream.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "fs/mount.h"
@@ -59,6 +60,7 @@ filebuf* filebuf::open(const std::string& path, std::ios_base::openmode mode) {
   }
   put_.assign(kBufferSize, 0);
   get_.assign(kBufferSize, 0);
+  fill_ = kBufferSize;
   setp(nullptr, nullptr);
   setg(nullptr, nullptr, nullptr);
   status_ = Status::OK();
@@ -139,8 +141,9 @@ filebuf::int_type filebuf::underflow() {
     setp(nullptr, nullptr);
   }
   size_t got = 0;
-  Status s = file_->Read(get_.data(), get_.size(), &got);
+  Status s = file_->Read(get_.data(), std::min(fill_, get_.size()), &got);
   if (!s.ok()) return Fail(s), traits_type::eof();
+  fill_ = std::min(fill_ * 2, get_.size());
   if (got == 0) {
     setg(nullptr, nullptr, nullptr);
     return traits_type::eof();
@@ -158,7 +161,10 @@ std::streamsize filebuf::xsgetn(char* s, std::streamsize n) {
     gbump(static_cast<int>(done));
   }
   if (done == n) return n;
-  if (static_cast<size_t>(n - done) >= get_.size() / 2) {  // straight through
+  // Straight through for a large read, or, after a seek, one as large as
+  // the next fill would be: the buffer would only add a copy, or read what
+  // a reader at random offsets discards.
+  if (static_cast<size_t>(n - done) >= std::min(fill_, get_.size() / 2)) {
     if (pbase() != nullptr) {
       if (!FlushPut()) return done;
       setp(nullptr, nullptr);
@@ -186,6 +192,16 @@ filebuf::pos_type filebuf::seekoff(off_type off, std::ios_base::seekdir dir,
   if (!FlushPut()) return pos_type(off_type(-1));
   uint64_t pos = 0;
   Status s;
+  if (dir == std::ios_base::cur && off == 0) {
+    // tellg, tellp: where the stream is; what the read buffer holds stays.
+    s = file_->Seek(0, SEEK_CUR, &pos);
+    if (!s.ok()) {
+      Fail(s);
+      return pos_type(off_type(-1));
+    }
+    return pos_type(static_cast<off_type>(pos) + pending);
+  }
+  fill_ = kSeekFill;
   if (dir == std::ios_base::cur) {
     s = file_->Seek(pending + off, SEEK_CUR, &pos);
   } else {

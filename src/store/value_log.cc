@@ -568,6 +568,11 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
     }
     loader_ = std::thread([this] { LoaderLoop(); });
   }
+  // A read that does not go on from the last one is served from a window
+  // that holds it, but loads none.
+  const bool follows = file == ra_next_file_ && offset == ra_next_;
+  ra_next_file_ = file;
+  ra_next_ = offset + n;
   // A window holds `at` (or will, once loaded).
   auto holds = [&](const Window& w, uint64_t at) {
     return w.file == file && w.offset <= at &&
@@ -584,6 +589,7 @@ bool ValueLog::ReadAhead(const ReadFile& rf, uint32_t file, uint64_t offset,
       ra_cv_.wait(lock, [&] { return !windows_[hit].loading; });
       if (!holds(windows_[hit], at)) hit = -1;  // the file ended before
     }
+    if (hit < 0 && !follows && done == 0) return false;  // read directly
     if (hit < 0) {
       hit = windows_[0].used <= windows_[1].used ? 0 : 1;
       if (windows_[hit].loading) {
@@ -753,7 +759,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
   if (!s.ok()) return s;
   const uint64_t begin = AlignDown(p.offset);
   const size_t length = static_cast<size_t>(AlignUp(p.offset + p.length) - begin);
-  const bool ahead = CanReadAhead(p.file);
+  const bool ahead = CanReadAhead(p.file) && p.length >= kSlotMinBytes;
   const size_t need = ahead ? length : p.length;
   if (b->cap < need) {
     s = CheckExtent(p);  // before a buffer is sized by it
@@ -789,7 +795,8 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       });
       if (sl.seq != seq || sl.state != Slot::kReady) break;
       if (sl.got == length && sl.buf.cap >= b->cap) {
-        std::swap(*b, sl.buf);
+        std::swap(b->data, sl.buf.data);
+        std::swap(b->cap, sl.buf.cap);
         have = true;
         hashed = sl.hashed && sl.value_offset == p.offset &&
                  sl.value_length == p.length;
@@ -807,8 +814,17 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
       }
     }
     if (freed) pf_cv_.notify_all();  // a reader may be waiting for one of them
-    QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
+    // Going on in the log's order: from where this reader's last value
+    // ended, or a value or two further (two readers taking turns, as a
+    // file's reader and its read-ahead do).
+    const bool onward = b->last_file == p.file && p.offset >= b->last_end &&
+                        p.offset - b->last_end <= 2 * uint64_t{p.length};
+    if (have || onward) {
+      QueueAheadLocked(rf, p.file, p.offset + p.length, p.length);
+    }
   }
+  b->last_file = p.file;
+  b->last_end = p.offset + p.length;
   if (!have) {
     size_t got = 0;
     if (int err = ReadUpTo(rf.fd, b->data, length, begin, &got)) {

@@ -92,14 +92,24 @@ class ValueLog {
   struct ReadBuffer {
     char* data = nullptr;
     size_t cap = 0;
+    // Where the reader's last value ended: a reader whose next value
+    // starts there (or a value or two further) goes on in the log's
+    // order, and is read ahead.
+    uint32_t last_file = 0;
+    uint64_t last_end = 0;
   };
   static void ReleaseBuffer(ReadBuffer* b);
   // Reads and checks the value `p` points at, like Read, into `b`; *out is
   // the value, valid while `b` is unchanged. Where the file can be read
-  // ahead (a read-only log, or a writer's finished file), the value is read
-  // straight into the buffer, and the values that follow (assumed back to
-  // back with `p`, as a sequential write leaves them) are read and hashed
-  // ahead on background threads; a hit swaps buffers, no copy.
+  // ahead (a read-only log, or a writer's finished file), a value of
+  // kSlotMinBytes or more is read straight into the buffer (a smaller one
+  // as Read reads it, through the windows); once the reader goes on in the
+  // log's order
+  // (this value starts where its last ended, as a scan of a file written
+  // sequentially does), the values that follow (assumed back to back with
+  // `p`) are read and hashed ahead on background threads, and a hit swaps
+  // buffers, no copy. A reader that jumps about (a file written or read at
+  // random offsets) reads each value alone.
   Status ReadView(const ValuePointer& p, ReadBuffer* b, std::string_view* out);
   // Syncs and releases the files. Idempotent.
   Status Close();
@@ -228,6 +238,11 @@ class ValueLog {
   // caller that writes what it reads (cp out of the store) stalls in its
   // writes now and then, and four 1 MiB values did not cover the stall.
   static constexpr int kSlots = 8;
+  // Smaller values are read through the read-ahead windows (PRead), one
+  // large read for many of them, rather than a slot, one read each: read
+  // ahead one by one, 16 KiB values kept the device at a few thousand
+  // reads a second.
+  static constexpr size_t kSlotMinBytes = 256u << 10;
   static constexpr int kMinAhead = 4;
   static constexpr size_t kAheadBytes = 8u << 20;
   static constexpr int kPrefetchThreads = 2;
@@ -255,6 +270,10 @@ class ValueLog {
   uint64_t ra_clock_ = 0;        // GUARDED_BY(ra_mu_)
   int ra_request_ = -1;          // GUARDED_BY(ra_mu_): window to load
   int ra_fd_ = -1;               // GUARDED_BY(ra_mu_): its file
+  // Where the last read through the windows ended: only a read that goes
+  // on from it loads a window (a random reader would discard the rest).
+  uint32_t ra_next_file_ = 0;    // GUARDED_BY(ra_mu_)
+  uint64_t ra_next_ = 0;         // GUARDED_BY(ra_mu_)
   bool ra_stop_ = false;         // GUARDED_BY(ra_mu_)
   std::thread loader_;
   bool direct_ = false;

@@ -1,0 +1,75 @@
+// An Env that counts what is read from stores' value log files, and by
+// which threads (read ahead runs on threads of its own).
+#ifndef SLUICE_TESTS_COUNTING_ENV_H_
+#define SLUICE_TESTS_COUNTING_ENV_H_
+
+#include <string.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "util/env.h"
+
+namespace sluice {
+namespace test {
+
+class CountingEnv : public Env {
+ public:
+  int Open(const char* path, int flags, mode_t mode) override {
+    const int fd = Posix()->Open(path, flags, mode);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fd >= 0) {
+      if (strstr(path, "/vlog/") != nullptr) {
+        vlog_fds_.insert(fd);
+      } else {
+        vlog_fds_.erase(fd);
+      }
+    }
+    return fd;
+  }
+  ssize_t Pread(int fd, void* buf, size_t n, off_t offset) override {
+    const ssize_t r = Posix()->Pread(fd, buf, n, offset);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r > 0 && vlog_fds_.count(fd)) {
+      bytes_ += static_cast<uint64_t>(r);
+      if (std::this_thread::get_id() != caller_) others_ += 1;
+    }
+    return r;
+  }
+  // Starts counting afresh; reads from threads other than this one are
+  // counted apart (read ahead).
+  void Reset() {
+    std::lock_guard<std::mutex> lock(mu_);
+    bytes_ = others_ = 0;
+    caller_ = std::this_thread::get_id();
+  }
+  uint64_t bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+  uint64_t other_threads_reads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return others_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<int> vlog_fds_;
+  uint64_t bytes_ = 0, others_ = 0;
+  std::thread::id caller_;
+};
+
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(Env* env) : old_(Env::SetDefault(env)) {}
+  ~ScopedEnv() { Env::SetDefault(old_); }
+
+ private:
+  Env* old_;
+};
+
+}  // namespace test
+}  // namespace sluice
+
+#endif  // SLUICE_TESTS_COUNTING_ENV_H_
