@@ -59,7 +59,7 @@ Status WriterFs::Commit(OpenInode* st) {
   WriteBatch& b = st->batch;
   b.Clear();
   uint64_t removed = 0;
-  if (offset < st->extent_end) {
+  if (offset < st->extent_end && st->covered.Meets(offset, offset + length)) {
     s = store_->RemoveRange(ino, offset, offset + length, st->path, &b,
                             &removed);
     if (!s.ok()) return s;
@@ -81,6 +81,7 @@ Status WriterFs::Commit(OpenInode* st) {
   if (s.ok()) {
     st->inode = inode;
     st->extent_end = std::max<uint64_t>(st->extent_end, offset + length);
+    st->covered.Add(offset, offset + length);
     st->dirty = true;
   }
   return s;
@@ -130,6 +131,7 @@ Status WriterFs::TruncateLocked(OpenInode* st, uint64_t size) {
   if (s.ok()) {
     st->inode = inode;
     st->extent_end = std::min(st->extent_end, size);
+    st->covered.CutTo(size);
     st->dirty = true;
   }
   return s;

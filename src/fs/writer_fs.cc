@@ -109,7 +109,10 @@ Status WriterFs::OpenFile(const std::string& raw, int flags, uint32_t mode,
     if (!st) {
       st = std::make_shared<OpenInode>();
       st->inode = r.inode;
-      if (!r.exists) st->extent_end_known = true;  // new: no extents
+      if (!r.exists) {  // new: no extents
+        st->extent_end_known = true;
+        st->covered.SetEmpty();
+      }
     }
     st->path = r.path;
     ++st->opens;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/covered_spans.h"
 #include "fs/fs_store.h"
 #include "fs/peers.h"
 #include "fs/reader.h"
@@ -61,6 +62,7 @@ struct OpenInode {
   std::string path;        // for messages
   uint64_t extent_end = 0;  // GUARDED_BY(mu)
   bool extent_end_known = false;
+  CoveredSpans covered;    // GUARDED_BY(mu)
   // GUARDED_BY(mu): the write-combining buffer, laid out as the extent's
   // value (kExtentHeader bytes of room, then the data: the batch takes it
   // whole, no copy), with the data's checksum hashed as it comes in.
