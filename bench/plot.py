@@ -30,7 +30,10 @@ Writes into DIR (default: the folder given, else the first file's folder):
   latency-<name>.png     density of per-transfer durations, one curve per API
                          (IME Fig. 6), from the *.lat.csv files named as
                          bench/matrix names them
-and prints table.md. --no-plots: the table only (no matplotlib needed).
+and prints table.md, which ends with a reading of it: for each transfer
+size and pattern at the largest rank count, the device's limit, the
+fastest API and Sluice's fastest against the limit and the best of the
+others. --no-plots: the table only (no matplotlib needed).
 """
 import glob
 import json
@@ -208,6 +211,63 @@ def table(points):
     return "\n".join(rows) + "\n"
 
 
+BASELINES = ("POSIX", "POSIX-FPP", "MPIIO", "HDF5", "ADIOS2")
+
+
+def reading(points):
+    """A paragraph per group of points (part, transfer, pattern, directory)
+    at its largest rank count: the device's limit, the fastest API, Sluice's
+    fastest as a fraction of the limit and against the best baseline."""
+    groups = defaultdict(list)
+    for p in points:
+        if not p["skipped"]:
+            groups[(p["part"], p["t"], p["pattern"], p["dir"])].append(p)
+    out = []
+    for (part, t, pattern, _), ps in sorted(groups.items(),
+                                             key=lambda kv: (kv[0][0] or "",
+                                                             kv[0][1], kv[0][2])):
+        n = max(p["n"] for p in ps)
+        at = [p for p in ps if p["n"] == n]
+        dev = next((p for p in at if p["label"] == DEVICE), None)
+        apis = [p for p in at if not is_fio(p["label"])]
+        if not apis:
+            continue
+        where = (f"{n} rank{'s' if n > 1 else ''}, {size_name(t)} transfers"
+                 + (", random offsets" if pattern == "rand" else "")
+                 + (f" (part {part})" if part else ""))
+        parts = []
+        for op in ("write", "read"):
+            have = [p for p in apis if p[op] is not None]
+            if not have:
+                continue
+            limit = dev[op] if dev and dev[op] else None
+            def rel(v):
+                return f" = {v / limit:.2f} of the device" if limit else ""
+            best = max(have, key=lambda p: p[op])
+            sluice = [p for p in have if p["label"].startswith("SLUICE")]
+            base = [p for p in have if p["label"] in BASELINES]
+            s = f"{op.capitalize()}s: the fastest was {best['label']} at {best[op]:.0f} MiB/s{rel(best[op])}"
+            if sluice and best not in sluice:
+                sb = max(sluice, key=lambda p: p[op])
+                s += f"; Sluice's fastest {sb['label']} at {sb[op]:.0f}{rel(sb[op])}"
+            if sluice and base:
+                sb = max(sluice, key=lambda p: p[op])
+                bb = max(base, key=lambda p: p[op])
+                s += (f", {sb[op] / bb[op]:.2f}x the best of the others "
+                      f"({bb['label']}, {bb[op]:.0f})")
+            parts.append(s)
+        lim = (f"The device's limit (DEVICE-LIMIT: fio, libaio, a queue of 32) "
+               f"was {dev['write']:.0f} MiB/s write and {dev['read']:.0f} read. "
+               if dev and dev["write"] and dev["read"] else
+               "DEVICE-LIMIT was not measured. ")
+        out.append(f"- **{where}**: {lim}" + "; ".join(parts) + ".")
+    if not out:
+        return ""
+    return ("\n**Reading** (medians of the repetitions; one run on a shared "
+            "machine varies: compare within a run, as ratios):\n\n"
+            + "\n".join(out) + "\n")
+
+
 REF_STYLE = {DEVICE: dict(color="black", linestyle="-", linewidth=2),
              SYNC: dict(color="black", linestyle="--")}
 REF_NAME = {DEVICE: "DEVICE-LIMIT (device)", SYNC: "FIO-SYNC (fio, sync, per rank)"}
@@ -366,7 +426,7 @@ def main():
         print(f"plot.py: no sluice-bench JSON in {' '.join(paths)}", file=sys.stderr)
         return 1
     os.makedirs(out, exist_ok=True)
-    md = table(points)
+    md = table(points) + reading(points)
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(md)
     print(md)
