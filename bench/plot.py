@@ -246,7 +246,7 @@ def reading(points):
             best = max(have, key=lambda p: p[op])
             sluice = [p for p in have if p["label"].startswith("SLUICE")]
             base = [p for p in have if p["label"] in BASELINES]
-            s = f"{op.capitalize()}s: the fastest was {best['label']} at {best[op]:.0f} MiB/s{rel(best[op])}"
+            s = f"{op}s: the fastest was {best['label']} at {best[op]:.0f} MiB/s{rel(best[op])}"
             if sluice and best not in sluice:
                 sb = max(sluice, key=lambda p: p[op])
                 s += f"; Sluice's fastest {sb['label']} at {sb[op]:.0f}{rel(sb[op])}"
@@ -260,7 +260,8 @@ def reading(points):
                f"was {dev['write']:.0f} MiB/s write and {dev['read']:.0f} read. "
                if dev and dev["write"] and dev["read"] else
                "DEVICE-LIMIT was not measured. ")
-        out.append(f"- **{where}**: {lim}" + "; ".join(parts) + ".")
+        said = "; ".join(parts)
+        out.append(f"- **{where}**: {lim}" + said[:1].upper() + said[1:] + ".")
     if not out:
         return ""
     return ("\n**Reading** (medians of the repetitions; one run on a shared "

@@ -68,7 +68,7 @@ for l in text.splitlines():
     if len(c) > 8 and c[2] in ("POSIX", "SLUICE-KV"):
         rows[c[2]] = (float(c[6]), float(c[7]))
 for op, i in (("Writes", 0), ("Reads", 1)):
-    part = line[line.index(op):]
+    part = line[line.lower().index(op.lower()):]
     m = re.search(r"([0-9.]+)x the best of the others \(POSIX, ([0-9]+)\)", part)
     assert m, (op, line)
     want = rows["SLUICE-KV"][i] / rows["POSIX"][i]
