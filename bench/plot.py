@@ -43,7 +43,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-NAME = re.compile(r"^(?P<part>[AB])-(?P<label>.+?)(?:-(?P<pat>seq|rand))?"
+NAME = re.compile(r"^(?P<part>[ABC])-(?P<label>.+?)(?:-(?P<pat>seq|rand))?"
                   r"-n(?P<n>\d+)-t(?P<t>\d+[km])$")
 KIB, MIB = 1 << 10, 1 << 20
 DEVICE, SYNC = "DEVICE-LIMIT", "FIO-SYNC"

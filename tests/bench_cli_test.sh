@@ -2,7 +2,8 @@
 # sluice-bench end to end under mpiexec: the IOR acceptance command, a
 # flipped byte caught with its offset, bad flags exit 2, the JSON summary
 # carries every field of the text summary, and two tiers (--fast-root,
-# --slow-root): waited and durable per write, ADIOS2-BB's drained output.
+# --slow-root): waited and durable per write, ADIOS2-BB's drained output,
+# and a shared SLUICE-STREAM file written again over one a run kept.
 # Usage: bench_cli_test.sh WORKDIR MPIEXEC NPFLAG BENCH [PREFLAGS...]
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4
@@ -166,6 +167,16 @@ sys.exit(1 if bad else 0)
 PY
 ls "$slow"/ds.sluiceds/bench/commit/ 2>/dev/null | grep -q '^ckpt\.[0-9]*\.index$' ||
   { fail "SLUICE-DATASET with tiers: no drained id on the slow root"; ls -R "$slow"; }
+
+# 7. SLUICE-STREAM writes a shared file again: one left by 4 ranks (-k) is
+# written over by 2 ranks, 3 repetitions, at random offsets, and read back
+# checked. Rank 0 creates (cuts) it before the others mount their stores;
+# every rank opening it with truncation fails on writer stores in use.
+run 4 -a SLUICE-STREAM -b 2m -t 256k -e -w -k -o "$work/again" >"$work/7a.txt" 2>&1 ||
+  { fail "SLUICE-STREAM first write"; cat "$work/7a.txt"; }
+run 2 -a SLUICE-STREAM -b 4m -t 64k -z -i 3 -e -w -r -C -R -o "$work/again" >"$work/7b.txt" 2>&1 ||
+  { fail "SLUICE-STREAM written again"; cat "$work/7b.txt"; }
+[ -e "$work/again.sluicefs" ] && fail "SLUICE-STREAM: file system left behind"
 
 if [ $fails -ne 0 ]; then
   echo "bench_cli_test: $fails failure(s)"

@@ -3,7 +3,8 @@
 // <path>.sluicefs, each rank through its own store (writer = rank); with -F
 // each rank has its own file system. Reads go through the merged view of
 // every writer (FileSystem::kReader). -e ends the write with a flush and a
-// write barrier.
+// write barrier. Rank 0 creates the shared file (truncating it) before the
+// other ranks mount their stores and open it.
 #include "ior/api.h"
 #include "sluice/stream.h"
 
@@ -29,8 +30,8 @@ class SluiceStreamApi : public Api {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const bool write = info.access == Access::kWrite;
-    Status s = fstream::initialize(root, write ? (info.shared ? rank : 0)
-                                               : FileSystem::kReader,
+    if (write && info.shared) return OpenShared(root, rank);
+    Status s = fstream::initialize(root, write ? 0 : FileSystem::kReader,
                                    options_);
     if (!s.ok()) return s;
     if (write) {
@@ -81,6 +82,36 @@ class SluiceStreamApi : public Api {
   }
 
  private:
+  // One file written by every rank: rank 0 creates it, cutting what an
+  // earlier run left in any writer's store, before the others mount their
+  // stores (a store mounted for writing cannot be cut by another writer);
+  // then they open it without truncation, as IOR's ranks open a shared
+  // file rank 0 created, once rank 0's write barrier has made it visible. Each rank's status reaches every rank, so none is
+  // left waiting at the barrier.
+  Status OpenShared(const std::string& root, int rank) {
+    Status s;
+    if (rank == 0) {
+      s = fstream::initialize(root, 0, options_);
+      if (s.ok()) {
+        out_ = std::make_unique<ofstream>("/data", std::ios::binary);
+        if (!out_->is_open()) s = out_->rdbuf()->status();
+      }
+      // What the other ranks' stores see of writer 0's is what it synced.
+      if (s.ok()) s = fstream::write_barrier();
+    }
+    int ok0 = s.ok() ? 1 : 0;
+    MPI_Bcast(&ok0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) return s;
+    if (!ok0) return Status::IOError("SLUICE-STREAM: rank 0 could not create "
+                                     "the shared file");
+    s = fstream::initialize(root, rank, options_);
+    if (!s.ok()) return s;
+    out_ = std::make_unique<ofstream>(
+        "/data", std::ios::binary | std::ios::in | std::ios::out);
+    if (!out_->is_open()) return out_->rdbuf()->status();
+    return Status::OK();
+  }
+
   static Status Error(const filebuf* b, const char* what, uint64_t offset) {
     if (!b->status().ok()) return b->status();
     return Status::IOError(std::string("SLUICE-STREAM ") + what +
