@@ -30,6 +30,9 @@ Writes into DIR (default: the folder given, else the first file's folder):
   latency-<name>.png     density of per-transfer durations, one curve per API
                          (IME Fig. 6), from the *.lat.csv files named as
                          bench/matrix names them
+  pivot.md               the same medians with a column per rank count (a
+                         row per part, API, transfer size and pattern), as
+                         fractions of DEVICE-LIMIT too
 and prints table.md, which ends with a reading of it: for each transfer
 size and pattern at the largest rank count, the device's limit, the
 fastest API and Sluice's fastest against the limit and the best of the
@@ -209,6 +212,56 @@ def table(points):
             f"| {fmt(p['rss'] if res else None, '{:.0f}')} "
             f"| {fmt(p['cpu'] if res else None, '{:.2f}')} |")
     return "\n".join(rows) + "\n"
+
+
+def pivot(points):
+    """The table's points with a column per rank count: a row per part,
+    API, transfer and pattern, each cell write / read MiB/s and, below,
+    each as a fraction of DEVICE-LIMIT at that point; then the range of
+    peak RSS and CPU per GiB over the row's cells."""
+    dev = references(points, DEVICE)
+    ran = [p for p in points if not p["skipped"] and not is_fio(p["label"])]
+    out = []
+    for part in sorted({p["part"] for p in ran}):
+        pts = [p for p in ran if p["part"] == part]
+        ranks = sorted({p["n"] for p in pts})
+        rows = defaultdict(dict)
+        for p in pts:
+            rows[(p["t"], p["pattern"], p["dir"], p["label"])][p["n"]] = p
+        out.append(f"{'Part ' + part if part else 'Points'}: write / read MiB/s, "
+                   "and under them each as a fraction of DEVICE-LIMIT at the "
+                   "same ranks and transfer size\n")
+        out.append("| API | transfer | pattern | " +
+                   " | ".join(f"{n} rank{'s' if n > 1 else ''}" for n in ranks) +
+                   " | peak RSS MiB/rank | CPU s/GiB written |")
+        out.append("|---|---:|---|" + "---:|" * len(ranks) + "---:|---:|")
+        def span(vs, spec):
+            vs = [v for v in vs if v is not None]
+            if not vs:
+                return "-"
+            lo, hi = spec.format(min(vs)), spec.format(max(vs))
+            return lo if lo == hi else f"{lo}–{hi}"
+        for (t, pattern, _, label), by_n in sorted(
+                rows.items(), key=lambda kv: (kv[0][0], kv[0][1] != "seq", kv[0][2],
+                                              not kv[0][3].startswith("SLUICE"),
+                                              kv[0][3])):
+            cells = []
+            for n in ranks:
+                p = by_n.get(n)
+                if p is None:
+                    cells.append("")
+                    continue
+                dw, dr = dev.get(point_of(p), (None, None))
+                cells.append(f"{fmt(p['write'])} / {fmt(p['read'])}<br>"
+                             f"{fmt(fraction(p['write'], dw), '{:.2f}')} / "
+                             f"{fmt(fraction(p['read'], dr), '{:.2f}')}")
+            res = [by_n[n] for n in by_n]
+            out.append(f"| {label} | {size_name(t)} | {pattern} | " +
+                       " | ".join(cells) +
+                       f" | {span([p['rss'] for p in res], '{:.0f}')}"
+                       f" | {span([p['cpu'] for p in res], '{:.2f}')} |")
+        out.append("")
+    return "\n".join(out)
 
 
 BASELINES = ("POSIX", "POSIX-FPP", "MPIIO", "HDF5", "ADIOS2")
@@ -430,6 +483,8 @@ def main():
     md = table(points) + reading(points)
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(md)
+    with open(os.path.join(out, "pivot.md"), "w") as f:
+        f.write(pivot(points))
     print(md)
     bad = [p for p in points if p["errors"]]
     for p in bad:

@@ -54,6 +54,24 @@ sys.exit(1 if bad else 0)
 PY
 }
 check "$work/t1.txt" "$json" || fail "table of one file"
+# pivot.md: the same medians, a column per rank count.
+python3 - "$work/out1/pivot.md" "$work/t1.txt" <<'PY' || fail "pivot.md"
+import sys
+pivot, table = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+want = {}
+for l in table.splitlines():
+    c = [x.strip() for x in l.strip().strip("|").split("|")]
+    if len(c) > 7 and c[1] in ("POSIX", "SLUICE-KV"):
+        want[c[1]] = f"{c[5]} / {c[6]}"
+assert "| 2 ranks |" in pivot, pivot
+got = {}
+for l in pivot.splitlines():
+    c = [x.strip() for x in l.strip().strip("|").split("|")]
+    if len(c) > 3 and c[0] in ("POSIX", "SLUICE-KV"):
+        assert c[1:3] == ["256k", "seq"], c
+        got[c[0]] = c[3].split("<br>")[0]
+assert got == want and len(got) == 2, (got, want)
+PY
 # The reading under the table: at 2 ranks and 256 KiB, Sluice's write and
 # read against POSIX's, as the table's figures give them.
 python3 - "$work/t1.txt" <<'PY' || fail "the reading under the table"
