@@ -33,6 +33,7 @@ class CountingEnv : public Env {
     std::lock_guard<std::mutex> lock(mu_);
     if (r > 0 && vlog_fds_.count(fd)) {
       bytes_ += static_cast<uint64_t>(r);
+      reads_ += 1;
       if (std::this_thread::get_id() != caller_) others_ += 1;
     }
     return r;
@@ -41,12 +42,17 @@ class CountingEnv : public Env {
   // counted apart (read ahead).
   void Reset() {
     std::lock_guard<std::mutex> lock(mu_);
-    bytes_ = others_ = 0;
+    bytes_ = reads_ = others_ = 0;
     caller_ = std::this_thread::get_id();
   }
   uint64_t bytes() {
     std::lock_guard<std::mutex> lock(mu_);
     return bytes_;
+  }
+  // Reads of value log files, by any thread.
+  uint64_t reads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reads_;
   }
   uint64_t other_threads_reads() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -56,7 +62,7 @@ class CountingEnv : public Env {
  private:
   std::mutex mu_;
   std::set<int> vlog_fds_;
-  uint64_t bytes_ = 0, others_ = 0;
+  uint64_t bytes_ = 0, reads_ = 0, others_ = 0;
   std::thread::id caller_;
 };
 

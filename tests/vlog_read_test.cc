@@ -287,5 +287,64 @@ TEST(VlogReadTest, OnlyAReaderGoingOnInTheLogsOrderIsReadAhead) {
   CheckReadAhead(48, 300 * 1024);       // the slots
 }
 
+// A scan in the log's order of values of 256 KiB and more, read with
+// O_DIRECT, reads the log in large requests (the read-ahead windows, here
+// 1 MiB, several values each), not one request per value: one O_DIRECT
+// read of a value at a time, two in flight, kept this disk at 0.8 GiB/s
+// where windows of 16 MiB read at 2.3 (a file's reader at random offsets
+// in its file but in the log's order, as a writer at random offsets left
+// it). Through the page cache (the interposer's reads) each value is still
+// read ahead on its own, into a buffer of its own.
+TEST(VlogReadTest, AScanOfLargeValuesWithODirectReadsTheLogInLargeRequests) {
+  test::TempDir dir;
+  {
+    const std::string probe = dir.path() + "/probe";
+    const int fd = open(probe.c_str(), O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
+    if (fd < 0) GTEST_SKIP() << "no O_DIRECT in " << dir.path();
+    close(fd);
+  }
+  const std::string path = dir.path() + "/s";
+  const int values = 48;
+  const size_t size = 300 * 1024;
+  auto key = [](int i) {
+    char k[16];
+    snprintf(k, sizeof k, "k%05d", i);
+    return std::string(k);
+  };
+  StoreOptions o;
+  ASSERT_OK(o.Set("write_buffer_size", "2m"));
+  {
+    std::unique_ptr<Store> store;
+    ASSERT_OK(Store::Open(o, path, &store));
+    for (int i = 0; i < values; ++i) {
+      ASSERT_OK(store->Put(key(i), Versioned(i, size)));
+    }
+    ASSERT_OK(store->Close());
+  }
+  test::CountingEnv env;
+  test::ScopedEnv scoped(&env);
+  o.read_only = true;
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(o, path, &store));
+  env.Reset();
+  std::unique_ptr<Iterator> it = store->NewIterator("", "");
+  int i = 0;
+  for (it->Seek(key(0)); it->Valid(); it->Next(), ++i) {
+    const std::string v(it->value());
+    ASSERT_TRUE(IsVersioned(v, size)) << i;
+    uint64_t version;
+    memcpy(&version, v.data(), 8);
+    ASSERT_EQ(version, uint64_t(i));
+  }
+  ASSERT_OK(it->status());
+  EXPECT_EQ(i, values);
+  it.reset();
+  ASSERT_OK(store->Close());
+  const uint64_t total = values * size;
+  EXPECT_LE(env.reads(), uint64_t(values / 2))
+      << env.reads() << " reads of the log for " << values << " values";
+  EXPECT_LE(env.bytes(), total * 3 / 2) << "for " << total;
+}
+
 }  // namespace
 }  // namespace sluice

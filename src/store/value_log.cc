@@ -759,7 +759,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
   if (!s.ok()) return s;
   const uint64_t begin = AlignDown(p.offset);
   const size_t length = static_cast<size_t>(AlignUp(p.offset + p.length) - begin);
-  const bool ahead = CanReadAhead(p.file) && p.length >= kSlotMinBytes;
+  const bool ahead = !rf.direct && CanReadAhead(p.file) && p.length >= kSlotMinBytes;
   const size_t need = ahead ? length : p.length;
   if (b->cap < need) {
     s = CheckExtent(p);  // before a buffer is sized by it

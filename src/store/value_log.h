@@ -100,11 +100,15 @@ class ValueLog {
   };
   static void ReleaseBuffer(ReadBuffer* b);
   // Reads and checks the value `p` points at, like Read, into `b`; *out is
-  // the value, valid while `b` is unchanged. Where the file can be read
-  // ahead (a read-only log, or a writer's finished file), a value of
-  // kSlotMinBytes or more is read straight into the buffer (a smaller one
-  // as Read reads it, through the windows); once the reader goes on in the
-  // log's order
+  // the value, valid while `b` is unchanged. Read with O_DIRECT, every
+  // value goes as Read reads it: through the read-ahead windows, large
+  // requests that hold many values, for a reader going on in the log's
+  // order (one O_DIRECT read per value, even two in flight, reads a disk
+  // at a fraction of what one large request does). Through the page cache,
+  // where the file can be read ahead (a read-only log, or a writer's
+  // finished file), a value of kSlotMinBytes or more is read straight into
+  // the buffer (a smaller one as Read reads it, through the windows); once
+  // the reader goes on in the log's order
   // (this value starts where its last ended, as a scan of a file written
   // sequentially does), the values that follow (assumed back to back with
   // `p`) are read and hashed ahead on background threads, and a hit swaps
@@ -202,10 +206,11 @@ class ValueLog {
                  char* out, Status* s);
   void LoaderLoop();
   // ReadView's read-ahead (slots, below) needs only a file that no longer
-  // changes: any file of a read-only log, a writer's finished ones. With
-  // O_DIRECT the device reads into the slot; through the page cache the
-  // prefetch thread's pread copies from the cache. Either way the copy and
-  // the hash leave the reader's thread.
+  // changes: any file of a read-only log, a writer's finished ones. It is
+  // for reads through the page cache (the interposer's): the prefetch
+  // threads' preads copy from the cache, and the copy and the hash leave
+  // the reader's thread (cat and cp out of the store ran 1.6x and 1.2x
+  // longer without). O_DIRECT reads go through the windows instead.
   bool CanReadAhead(uint32_t file) const {
     return options_.read_only || file < writing_file_.load();
   }
