@@ -366,6 +366,10 @@ def plot_vs_ranks(plt, points, folder, prefix):
 def plot_vs_transfer(plt, points, folder):
     for n in sorted({p["n"] for p in points}):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        apis = sorted({p["label"] for p in points} - set(REF_STYLE))
+        # One color per API, the same for its sequential (solid) and random
+        # (dotted) lines.
+        colors = {label: plt.get_cmap("tab10")(i % 10) for i, label in enumerate(apis)}
         for ax, op in zip(axes, ("write", "read")):
             for label in sorted({p["label"] for p in points}):
                 for pat in ("seq", "rand"):
@@ -374,8 +378,10 @@ def plot_vs_transfer(plt, points, folder):
                                  key=lambda p: p["t"])
                     if not pts:
                         continue
-                    style = REF_STYLE.get(label, dict(linestyle="-" if pat == "seq" else ":"))
-                    ax.plot([p["t"] / KIB for p in pts], [p[op] for p in pts], marker="o",
+                    style = REF_STYLE.get(label, dict(linestyle="-" if pat == "seq" else ":",
+                                                      color=colors.get(label)))
+                    ax.plot([p["t"] / KIB for p in pts], [p[op] for p in pts],
+                            marker="o" if pat == "seq" else "s",
                             label=REF_NAME.get(label, f"{label} {pat}"), **style)
             ax.set_xscale("log")
             ax.set_xlabel("transfer size (KiB)")

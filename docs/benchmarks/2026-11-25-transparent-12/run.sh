@@ -16,4 +16,4 @@ for mode in rewarm all rewarm; do
   "$repo/bench/preload_tools.sh" --size 1g --reps "$reps" --evict $mode \
     --dir /work/scratch/pt12 > "$out/tools$reps-$mode-$n-$rev.txt" 2>&1
 done
-"$here/../2026-11-25-transparent-11/posix_stream.sh" "$out" "$pairs" 5
+"$here/posix_stream.sh" "$out" "$pairs" 5
