@@ -194,6 +194,25 @@ TEST(VlogReadTest, APointerPastTheLogIsCorruptionBeforeAnyAllocation) {
 #endif
 }
 
+std::string ValueKey(int i) {
+  char k[16];
+  snprintf(k, sizeof k, "k%05d", i);
+  return std::string(k);
+}
+
+// A store at `path` holding values 0..n-1 of `size` bytes under ValueKey,
+// in that order in its log; *o, its options, has read-ahead windows of
+// 1 MiB (half the write buffer), so that the log spans several.
+void WriteVersioned(const std::string& path, int n, size_t size, StoreOptions* o) {
+  ASSERT_OK(o->Set("write_buffer_size", "2m"));
+  std::unique_ptr<Store> store;
+  ASSERT_OK(Store::Open(*o, path, &store));
+  for (int i = 0; i < n; ++i) {
+    ASSERT_OK(store->Put(ValueKey(i), Versioned(i, size)));
+  }
+  ASSERT_OK(store->Close());
+}
+
 // Values read in an order that is not the log's (a file written or read at
 // random offsets) are read alone: nothing is read ahead for them, by an
 // iterator (a file's reader) or by Get, as a scan of the log in its order
@@ -204,23 +223,9 @@ void CheckReadAhead(int values, size_t size) {
   SCOPED_TRACE("values of " + std::to_string(size) + " bytes");
   test::TempDir dir;
   const std::string path = dir.path() + "/s";
-  auto key = [](int i) {
-    char k[16];
-    snprintf(k, sizeof k, "k%05d", i);
-    return std::string(k);
-  };
-  // Read-ahead windows of 1 MiB (half the write buffer): the log spans
-  // several.
+  const auto key = ValueKey;
   StoreOptions o;
-  ASSERT_OK(o.Set("write_buffer_size", "2m"));
-  {
-    std::unique_ptr<Store> store;
-    ASSERT_OK(Store::Open(o, path, &store));
-    for (int i = 0; i < values; ++i) {
-      ASSERT_OK(store->Put(key(i), Versioned(i, size)));
-    }
-    ASSERT_OK(store->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteVersioned(path, values, size, &o));
   std::vector<int> order(values);
   for (int i = 0; i < values; ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), std::mt19937(20261127));
@@ -306,21 +311,9 @@ TEST(VlogReadTest, AScanOfLargeValuesWithODirectReadsTheLogInLargeRequests) {
   const std::string path = dir.path() + "/s";
   const int values = 48;
   const size_t size = 300 * 1024;
-  auto key = [](int i) {
-    char k[16];
-    snprintf(k, sizeof k, "k%05d", i);
-    return std::string(k);
-  };
+  const auto key = ValueKey;
   StoreOptions o;
-  ASSERT_OK(o.Set("write_buffer_size", "2m"));
-  {
-    std::unique_ptr<Store> store;
-    ASSERT_OK(Store::Open(o, path, &store));
-    for (int i = 0; i < values; ++i) {
-      ASSERT_OK(store->Put(key(i), Versioned(i, size)));
-    }
-    ASSERT_OK(store->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteVersioned(path, values, size, &o));
   test::CountingEnv env;
   test::ScopedEnv scoped(&env);
   o.read_only = true;
