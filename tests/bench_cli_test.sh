@@ -8,11 +8,7 @@
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4
 shift 4
-pre=("$@")
-rm -rf "$work" && mkdir -p "$work"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { "$mpiexec" "$npflag" "$1" "${pre[@]}" "$bench" "${@:2}"; }
+source "$(dirname "$0")/bench_test_lib.sh" "$@"
 
 # 1. The acceptance command passes its own data check.
 if ! run 4 -a POSIX -b 64m -t 1m -e -w -r -C -W -R -o "$work/ior" >"$work/1.txt" 2>&1; then
@@ -178,8 +174,4 @@ run 2 -a SLUICE-STREAM -b 4m -t 64k -z -i 3 -e -w -r -C -R -o "$work/again" >"$w
   { fail "SLUICE-STREAM written again"; cat "$work/7b.txt"; }
 [ -e "$work/again.sluicefs" ] && fail "SLUICE-STREAM: file system left behind"
 
-if [ $fails -ne 0 ]; then
-  echo "bench_cli_test: $fails failure(s)"
-  exit 1
-fi
-echo "bench_cli_test: all passed"
+finish bench_cli_test

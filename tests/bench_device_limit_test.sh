@@ -8,12 +8,9 @@
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4
 shift 4
-pre=("$@")
-rm -rf "$work" && mkdir -p "$work"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/bench_test_lib.sh" "$@"
 
-"$mpiexec" "$npflag" 2 "${pre[@]}" "$bench" -a DEVICE-LIMIT,FIO-SYNC,POSIX \
+run 2 -a DEVICE-LIMIT,FIO-SYNC,POSIX \
   -b 2m -t 512k -s 2 -i 2 -e -o "$work/f" -O summaryFormat=JSON \
   -O summaryFile="$work/s.json" >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; exit 1; }
 if grep -q "^skipped: DEVICE-LIMIT: " "$work/out.txt"; then
@@ -64,9 +61,5 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
-if [ $fails -ne 0 ]; then
-  cat "$work/out.txt"
-  echo "bench_device_limit_test: $fails failure(s)"
-  exit 1
-fi
-echo "bench_device_limit_test: all passed"
+[ $fails -ne 0 ] && cat "$work/out.txt"
+finish bench_device_limit_test

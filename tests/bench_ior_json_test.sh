@@ -6,10 +6,7 @@
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4
 shift 4
-pre=("$@")
-rm -rf "$work" && mkdir -p "$work"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/bench_test_lib.sh" "$@"
 reader="$(dirname "$0")/ior_json_reader.py"
 
 # ranks apis block transfer segments reps fpp-flag
@@ -19,7 +16,7 @@ for c in "${cases[@]}"; do
   flags=()
   [ "$f" = "-F" ] && flags=(-F)
   out="$work/run-$n"
-  "$mpiexec" "$npflag" "$n" "${pre[@]}" "$bench" -a "$apis" -b "$b" -t "$t" -s "$s" \
+  run "$n" -a "$apis" -b "$b" -t "$t" -s "$s" \
     -i "$i" -e -C "${flags[@]}" -o "$work/f$n" -O summaryFormat=JSON \
     -O summaryFile="$out.json" >"$out.txt" 2>&1 || { fail "run: $c"; cat "$out.txt"; continue; }
   bytes() { python3 -c "import sys; v=sys.argv[1]; print(int(v[:-1]) * {'k': 1024, 'm': 1 << 20}[v[-1]])" "$1"; }
@@ -27,8 +24,4 @@ for c in "${cases[@]}"; do
     "$([ "$f" = "-F" ] && echo 1 || echo 0)" "$apis" || fail "IOR's keys: $c"
 done
 
-if [ $fails -ne 0 ]; then
-  echo "bench_ior_json_test: $fails failure(s)"
-  exit 1
-fi
-echo "bench_ior_json_test: all passed"
+finish bench_ior_json_test

@@ -8,11 +8,8 @@
 set -u
 work=$1 mpiexec=$2 npflag=$3 bench=$4 plot=$5 old=$6
 shift 6
-pre=("$@")
-rm -rf "$work" && mkdir -p "$work/runs"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { "$mpiexec" "$npflag" "$1" "${pre[@]}" "$bench" "${@:2}"; }
+source "$(dirname "$0")/bench_test_lib.sh" "$@"
+mkdir -p "$work/runs"
 
 json="$work/runs/my checkpoint run.json"
 run 2 -a POSIX,SLUICE-KV -b 2m -t 256k -s 2 -i 2 -e -o "$work/f" \
@@ -122,9 +119,5 @@ if [ -d "$old" ]; then
   grep -q "^| A | SLUICE-KV-LSM | " "$work/t5.txt" || fail "$old: the matrix's labels are not kept"
 fi
 
-if [ $fails -ne 0 ]; then
-  cat "$work/t1.txt"
-  echo "bench_plot_test: $fails failure(s)"
-  exit 1
-fi
-echo "bench_plot_test: all passed"
+[ $fails -ne 0 ] && cat "$work/t1.txt"
+finish bench_plot_test
