@@ -86,8 +86,8 @@ class SluiceStreamApi : public Api {
   // earlier run left in any writer's store, before the others mount their
   // stores (a store mounted for writing cannot be cut by another writer);
   // then they open it without truncation, as IOR's ranks open a shared
-  // file rank 0 created, once rank 0's write barrier has made it visible. Each rank's status reaches every rank, so none is
-  // left waiting at the barrier.
+  // file rank 0 created, once rank 0's write barrier has made it visible.
+  // Rank 0's outcome reaches every rank, so none is left waiting.
   Status OpenShared(const std::string& root, int rank) {
     Status s;
     if (rank == 0) {
