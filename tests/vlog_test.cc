@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "sluice/kv.h"
+#include "sluice/write_batch.h"
+#include "store/write_buffer.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -477,6 +479,52 @@ TEST_P(ValueLogTest, DroppedValuesGiveTheirSpaceBackOnceDurable) {
   EXPECT_TRUE(got == Pattern(40, kValue));
   ASSERT_OK(store->Get("k5", &got));
   EXPECT_TRUE(got == Pattern(5, kValue));
+  ASSERT_OK(store->Close());
+}
+
+// A batch may say at most how long the value an update replaces is
+// (WriteBuffer::Update). Below the log's threshold the log takes its word
+// and does not look the key up: a wrong bound leaves the old value's space
+// to ReclaimSpace, and loses nothing. A bound at or above the threshold,
+// or a key a batch brought in without one, is looked up as before.
+TEST_P(ValueLogTest, AReplacedValuesBoundSparesTheLookUpAndLosesNothing) {
+  std::string why;
+  std::unique_ptr<Store> store = OpenWithValues(3, &why);
+  if (!why.empty()) GTEST_SKIP() << why;
+  ASSERT_TRUE(store);
+  const std::string path = Path();
+  const uint64_t full = LogBlocksBytes(path);
+  ASSERT_GE(full, 3 * kValue);
+  // k0 with a true bound, and k1 deleted and then put with a false one
+  // in the same batch (the delete brought the key in, unbounded): both
+  // are looked up, and both give their space back at the barrier.
+  WriteBatch looked;
+  looked.rep().PutReplacing("k0", "inline now", kValue);
+  looked.Delete("k1");
+  looked.rep().PutReplacing("k1", "inline too", 16);
+  ASSERT_OK(store->Write(looked));
+  ASSERT_OK(store->WriteBarrier());
+  const uint64_t after = LogBlocksBytes(path);
+  EXPECT_LE(after, full - 2 * kValue + 2 * ValueLogBlock()) << full;
+  // k2 with a false bound below the threshold: taken at its word.
+  WriteBatch trusted;
+  trusted.rep().PutReplacing("k2", "inline three", 16);
+  ASSERT_OK(store->Write(trusted));
+  ASSERT_OK(store->WriteBarrier());
+  EXPECT_GE(LogBlocksBytes(path) + ValueLogBlock(), after);
+  uint64_t freed = 0;
+  ASSERT_OK(store->ReclaimSpace(&freed));
+  EXPECT_GE(freed + 2 * ValueLogBlock(), kValue);
+  EXPECT_LE(LogBlocksBytes(path), after - kValue + 2 * ValueLogBlock());
+  std::string got;
+  for (const auto& [key, want] :
+       std::map<std::string, std::string>{{"k0", "inline now"},
+                                          {"k1", "inline too"},
+                                          {"k2", "inline three"},
+                                          {"small", "inline"}}) {
+    ASSERT_OK(store->Get(key, &got));
+    EXPECT_EQ(got, want) << key;
+  }
   ASSERT_OK(store->Close());
 }
 

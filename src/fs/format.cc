@@ -13,7 +13,6 @@ namespace fs {
 namespace {
 
 constexpr char kSuperMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'F', 'S'};
-constexpr size_t kInodeSize = 72;
 
 void PutBE64(std::string* out, uint64_t v) {
   for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
@@ -207,14 +206,16 @@ Status DecodeExtent(std::string_view v, uint64_t ino, uint64_t offset,
 }
 
 std::string EncodeIndex(uint64_t length, uint64_t checksum) {
-  std::string v(16, '\0');
+  std::string v(kIndexSize, '\0');
   EncodeFixed64(&v[0], length);
   EncodeFixed64(&v[8], checksum);
   return v;
 }
 
 Status DecodeIndex(std::string_view v, uint64_t* length, uint64_t* checksum) {
-  if (v.size() < 16) return Status::Corruption("extent index entry truncated");
+  if (v.size() < kIndexSize) {
+    return Status::Corruption("extent index entry truncated");
+  }
   *length = DecodeFixed64(v.data());
   *checksum = DecodeFixed64(v.data() + 8);
   return Status::OK();

@@ -88,6 +88,8 @@ uint64_t KeyOffset(std::string_view key);
 
 std::string EncodeSuper(const Super& s);
 Status DecodeSuper(std::string_view v, Super* s);
+// Every inode record this format writes is kInodeSize bytes.
+constexpr size_t kInodeSize = 72;
 std::string EncodeInode(const Inode& i);
 Status DecodeInode(std::string_view v, uint64_t ino, Inode* i);
 std::string EncodeDirent(uint64_t ino, FileType type);
@@ -119,6 +121,8 @@ void EncodeExtentHeaderTo(char* value, uint64_t length, uint64_t checksum);
 Status DecodeExtent(std::string_view v, uint64_t ino, uint64_t offset,
                     const std::string& what, std::string_view* data,
                     uint64_t* checksum);
+// Every extent index entry is kIndexSize bytes.
+constexpr size_t kIndexSize = 16;
 std::string EncodeIndex(uint64_t length, uint64_t checksum);
 Status DecodeIndex(std::string_view v, uint64_t* length, uint64_t* checksum);
 

@@ -279,11 +279,13 @@ void FsStore::PutExtent(uint64_t ino, uint64_t offset, std::string_view data,
 }
 
 void FsStore::PutExtentValue(uint64_t ino, uint64_t offset, uint64_t sum,
-                             std::string* value, WriteBatch* b) {
+                             std::string* value, WriteBatch* b, bool fresh) {
   const uint64_t length = value->size() - kExtentHeader;
   EncodeExtentHeaderTo(value->data(), length, sum);
-  b->rep().PutSwap(ExtentKey(ino, offset), value);
-  b->Put(IndexKey(ino, offset), EncodeIndex(length, sum));
+  b->rep().PutSwap(ExtentKey(ino, offset), value,
+                   fresh ? 0 : WriteBuffer::kUnbounded);
+  b->rep().PutReplacing(IndexKey(ino, offset), EncodeIndex(length, sum),
+                        kIndexSize);
 }
 
 bool FsStore::TakeExtentValue(uint64_t ino, uint64_t offset,

@@ -18,6 +18,7 @@
 #include "fs/format.h"
 #include "sluice/fs.h"
 #include "sluice/kv.h"
+#include "store/write_buffer.h"
 
 namespace sluice {
 namespace fs {
@@ -56,8 +57,10 @@ class FsStore {
                  Inode* inode, bool* exists,
                  std::vector<uint64_t>* ancestors = nullptr);
   Status GetInode(uint64_t ino, Inode* inode);
+  // An inode key only ever holds an inode record, so the batch is told
+  // how long the value it replaces may be (WriteBuffer::Update).
   static void PutInode(WriteBatch* b, const Inode& inode) {
-    b->Put(InodeKey(inode.ino), EncodeInode(inode));
+    b->rep().PutReplacing(InodeKey(inode.ino), EncodeInode(inode), kInodeSize);
   }
   // Reserves an inode number; the superblock update goes into `b`.
   uint64_t AllocateIno(WriteBatch* b);
@@ -87,8 +90,10 @@ class FsStore {
   // of room and then the data, whose DataChecksum is `sum`. The batch takes
   // *value's memory, no copy, and leaves memory to reuse in its place
   // (WriteBuffer::PutSwap); TakeExtentValue gives the value back.
+  // `fresh`: no extent of the file starts at `offset` (so the batch need
+  // not look for a value it replaces).
   static void PutExtentValue(uint64_t ino, uint64_t offset, uint64_t sum,
-                             std::string* value, WriteBatch* b);
+                             std::string* value, WriteBatch* b, bool fresh);
   static bool TakeExtentValue(uint64_t ino, uint64_t offset,
                               std::string* value, WriteBatch* b);
   // Removes every extent of `ino` (in batches) and the inode record.

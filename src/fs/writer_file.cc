@@ -59,12 +59,17 @@ Status WriterFs::Commit(OpenInode* st) {
   WriteBatch& b = st->batch;
   b.Clear();
   uint64_t removed = 0;
-  if (offset < st->extent_end && st->covered.Meets(offset, offset + length)) {
+  // A range no extent meets replaces nothing: then no extent starts at
+  // `offset` either.
+  const bool fresh = !(offset < st->extent_end &&
+                       st->covered.Meets(offset, offset + length));
+  if (!fresh) {
     s = store_->RemoveRange(ino, offset, offset + length, st->path, &b,
                             &removed);
     if (!s.ok()) return s;
   }
-  FsStore::PutExtentValue(ino, offset, st->buf_sum.Value(), &st->buf, &b);
+  FsStore::PutExtentValue(ino, offset, st->buf_sum.Value(), &st->buf, &b,
+                          fresh);
   Inode inode = st->inode;
   inode.allocated = inode.allocated - removed + length;
   // The size covers the extent in the same batch: a write call stores each

@@ -401,12 +401,8 @@ class StoreImpl final : public Store {
     Status s;
     std::unique_lock<std::mutex> lock(mu_);
     if (in_batch_ || backend_->WantsWriteBuffer()) {
-      for (const auto& [key, value] : batch.entries()) {
-        if (value) {
-          buffer_.Put(key, *value);
-        } else {
-          buffer_.Delete(key);
-        }
+      for (const auto& [key, update] : batch.entries()) {
+        buffer_.Apply(key, update);
       }
       if (!in_batch_ && buffer_.bytes() >= options_.write_buffer_size) {
         s = WriteBufferLocked();

@@ -24,7 +24,24 @@ namespace sluice {
 
 class WriteBuffer {
  public:
-  using Entries = std::map<std::string, std::optional<std::string>, std::less<>>;
+  // No bound on the size of the value an update replaces.
+  static constexpr size_t kUnbounded = static_cast<size_t>(-1);
+  // The last update of a key: a value, or a delete.
+  struct Update {
+    std::optional<std::string> value;  // none: a delete
+    // At most how many bytes the value the backend holds under the key,
+    // if any, has before this buffer is written (kUnbounded: not known).
+    // A value log keeps values shorter than its threshold in the tree, so
+    // with a bound below it, it need not look the key up to learn whether
+    // the update leaves a logged value dead. A bound that is wrong only
+    // leaves that value's space unaccounted until a reclaim scans the
+    // tree; it never loses data.
+    size_t replaces_at_most = kUnbounded;
+
+    explicit operator bool() const { return value.has_value(); }
+    const std::string& operator*() const { return *value; }
+  };
+  using Entries = std::map<std::string, Update, std::less<>>;
   enum class Lookup { kMissing, kValue, kDeleted };
 
   WriteBuffer() = default;
@@ -52,19 +69,32 @@ class WriteBuffer {
   // the buffer's spare memory with at least its capacity (new memory when
   // there is none): a caller that builds values in its own string hands
   // them over, and reuses the memory of the ones before.
-  void PutSwap(std::string_view key, std::string* value) {
+  // `replaces_at_most`: see Update.
+  void PutSwap(std::string_view key, std::string* value,
+               size_t replaces_at_most = kUnbounded) {
     std::string spare = SpareString(value->capacity());
-    Set(key, std::move(*value));
+    Set(key, std::move(*value), replaces_at_most);
     *value = std::move(spare);
+  }
+  // A put of a value whose key held, if anything, a value of at most
+  // `replaces_at_most` bytes (see Update).
+  void PutReplacing(std::string_view key, std::string_view value,
+                    size_t replaces_at_most) {
+    std::string v = SpareString(value.size());
+    v.append(value.data(), value.size());
+    Set(key, std::move(v), replaces_at_most);
+  }
+  // Applies another buffer's update of `key` on top of this one's.
+  void Apply(std::string_view key, const Update& u) {
+    Set(key, u.value, u.replaces_at_most);
   }
   // Moves the value put under `key` back out (after a failed write, say);
   // false if there is none.
   bool TakeValue(std::string_view key, std::string* value) {
     auto it = entries_.find(key);
     if (it == entries_.end() || !it->second) return false;
-    bytes_ -= it->second->size();
-    *value = std::move(*it->second);
-    it->second.reset();
+    bytes_ -= it->second.value->size();
+    *value = std::move(*it->second.value);
     entries_.erase(it);
     bytes_ -= key.size();
     return true;
@@ -74,7 +104,7 @@ class WriteBuffer {
   void AppendTo(std::string_view key, std::string_view value) {
     auto it = entries_.find(key);
     bytes_ += value.size();
-    it->second->append(value.data(), value.size());
+    it->second.value->append(value.data(), value.size());
   }
   Lookup Find(std::string_view key, std::string* value) const {
     auto it = entries_.find(key);
@@ -90,24 +120,29 @@ class WriteBuffer {
   size_t bytes() const { return bytes_; }
   void Clear() {
     for (auto& entry : entries_) {
-      if (entry.second) Recycle(std::move(*entry.second));
+      if (entry.second) Recycle(std::move(*entry.second.value));
     }
     entries_.clear();
     bytes_ = 0;
   }
 
  private:
-  void Set(std::string_view key, std::optional<std::string> value) {
+  // A key's bound is set by the update that brings it into the buffer:
+  // what the backend holds under it stays what it was until the buffer is
+  // written, whatever later updates of the key say of the ones before.
+  void Set(std::string_view key, std::optional<std::string> value,
+           size_t replaces_at_most = kUnbounded) {
     auto it = entries_.find(key);
     if (it == entries_.end()) {
       bytes_ += key.size();
-      it = entries_.emplace(std::string(key), std::nullopt).first;
+      it = entries_.emplace(std::string(key), Update{}).first;
+      it->second.replaces_at_most = replaces_at_most;
     } else if (it->second) {
-      bytes_ -= it->second->size();
+      bytes_ -= it->second.value->size();
     }
     if (value) bytes_ += value->size();
-    if (it->second) Recycle(std::move(*it->second));
-    it->second = std::move(value);
+    if (it->second) Recycle(std::move(*it->second.value));
+    it->second.value = std::move(value);
   }
 
   // Values of at least kRecycleBytes are kept (up to kSpares) when cleared
