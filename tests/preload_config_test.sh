@@ -14,7 +14,9 @@
 #     fail;
 #   - `sluice config` shows mount, root, data_roots, writer, options,
 #     lock_wait, merged_reads with their sources, and notes none of them as
-#     unknown.
+#     unknown;
+#   - a process with a writer number reads the value log with O_DIRECT,
+#     one without through the page cache, unless configured otherwise.
 #   preload_config_test.sh WORK LIBSLUICE_PRELOAD_SO SLUICE_TOOL
 set -uo pipefail
 work=$1 lib=$(realpath "$2") sluice=$(realpath "$3")
@@ -150,6 +152,39 @@ env -i PATH="$PATH" SLUICE_CONFIG_FILE="$W/job.conf" "$sluice" config |
   grep -qxF "mount = $W/mnt2  # file $W/job.conf:1" &&
   ok "sluice config: mount from the file" ||
   fail "sluice config: mount from the file"
+
+# 8. A process with a writer number (a rank, which reads its checkpoint
+#    once) reads the value log with O_DIRECT; one without (a shell's tools)
+#    through the page cache; the configuration beats both. The shell reads
+#    a byte of a stored file, then says, for each descriptor it holds on
+#    the value log's file for reading, "direct" or "cached": builtins only,
+#    as the interposer closes its stores when the process forks.
+run SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/r9" SLUICE_WRITER=0 -- \
+    "head -c 3000000 /dev/urandom > '$W/mnt/big'" ||
+  fail "writing a stored file for the read flags"
+logs=("$(store "$W/r9")"/vlog/*.vlog)
+ino=$(stat -c %i "${logs[0]}")
+[ ${#logs[@]} = 1 ] || fail "one value log file expected: ${logs[*]}"
+for c in "direct|SLUICE_WRITER=0" "direct|SLUICE_WRITER=7" "cached|" \
+         "cached|SLUICE_WRITER=0 SLUICE_VLOG_DIRECT_READS=0" \
+         "direct|SLUICE_VLOG_DIRECT_READS=1"; do
+  want=${c%%|*} vars=${c#*|}
+  # shellcheck disable=SC2086
+  out=$(run SLUICE_MOUNT="$W/mnt" SLUICE_ROOT="$W/r9" $vars -- "
+    exec 3<'$W/mnt/big' && read -r -N 1 x <&3 || echo 'read failed'
+    for ((n = 0; n < 4096; n++)); do
+      [ -e /proc/\$\$/fdinfo/\$n ] || continue
+      fl= ino=
+      while read -r k v; do
+        case \$k in flags:) fl=\$v;; ino:) ino=\$v;; esac
+      done </proc/\$\$/fdinfo/\$n
+      [ \"\$ino\" = $ino ] && (( (fl & 03) == 0 )) || continue
+      (( fl & 040000 )) && echo direct || echo cached
+    done")
+  [ -n "$out" ] && [ -z "$(grep -vx "$want" <<<"$out")" ] &&
+    ok "value log read $want with '${vars:-no writer number}'" ||
+    { fail "value log reads with '${vars:-no writer number}': want $want"; echo "$out"; }
+done
 
 if [ $fails = 0 ]; then echo "preload_config: all passed"; exit 0; fi
 echo "preload_config: $fails failure(s)"; exit 1

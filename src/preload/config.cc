@@ -30,9 +30,12 @@ const char* RankVar() {
 // for unmodified programs. `numbered`: the process has a writer number.
 FsOptions InterposerDefaults(bool numbered) {
   FsOptions o;
-  // Unmodified programs expect the page cache on reads (a file read twice
-  // is read from memory the second time).
-  o.store.vlog_direct_reads = false;
+  // A shell's tools expect the page cache on reads (a file read twice is
+  // read from memory the second time). A rank reads its checkpoint once, at
+  // restart: O_DIRECT, through the value log's read-ahead windows, spares
+  // the cache's copy (1 GiB in 16 KiB reads at 1 rank: 1203-1499 MiB/s
+  // through the page cache, 2144-2170 with O_DIRECT).
+  o.store.vlog_direct_reads = numbered;
   // Extents of 1 MiB, the st_blksize it reports (cp and cat then move 1 MiB
   // per call): an extent then stays in cache between the copy into the
   // write-combining buffer, its checksum and the value log's copy, and
