@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sluice-bench -a DEVICE-LIMIT,FIO-SYNC,POSIX on a few MiB: fio with libaio
 # runs on rank 0 in the test file's directory, one write and one read per
-# repetition, its file removed after; every other row is shown as a
+# repetition, its file removed after, its buffers in huge pages (reserved
+# for the run as root, and given back; else the note says why not); every other row is shown as a
 # fraction of DEVICE-LIMIT and of FIO-SYNC, in the text summary and in the
 # JSON. Exit 77 (skipped) when fio or its libaio engine is missing.
 # Usage: bench_device_limit_test.sh WORKDIR MPIEXEC NPFLAG BENCH [PREFLAGS...]
@@ -10,6 +11,7 @@ work=$1 mpiexec=$2 npflag=$3 bench=$4
 shift 4
 source "$(dirname "$0")/bench_test_lib.sh" "$@"
 
+huge_before=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)
 run 2 -a DEVICE-LIMIT,FIO-SYNC,POSIX \
   -b 2m -t 512k -s 2 -i 2 -e -o "$work/f" -O summaryFormat=JSON \
   -O summaryFile="$work/s.json" >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; exit 1; }
@@ -22,6 +24,19 @@ fi
 grep -q "^note: fio on rank 0, the device's limit: libaio, iodepth=32, direct=1, bs=4 MiB, one job moving the run's 8 MiB" "$work/out.txt" ||
   fail "no DEVICE-LIMIT note saying how fio ran"
 ls "$work"/sluice-device.* >/dev/null 2>&1 && fail "fio's file left behind"
+# fio's buffers in huge pages (vm.nr_hugepages raised for the run, as root,
+# and given back), or the note says why not and what it costs.
+note=$(grep "^note: fio on rank 0" "$work/out.txt")
+if grep -q ", buffers in huge pages of [0-9.]* [KMG]iB$" <<<"$note"; then
+  :
+elif grep -q ", buffers in 4 KiB pages (.*): requests split at the device's segment limit may show less than the device can do$" <<<"$note"; then
+  [ "$(id -u)" = 0 ] && ! grep -q "the kernel gave" <<<"$note" &&
+    fail "root, yet no huge pages for fio: $note"
+else
+  fail "the note does not say what pages fio's buffers are in: $note"
+fi
+[ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)" = "$huge_before" ] ||
+  fail "vm.nr_hugepages not given back: $huge_before before, $(cat /proc/sys/vm/nr_hugepages) after"
 grep -q "^/device, /fio-sync: " "$work/out.txt" || fail "no line saying what the fractions are"
 
 python3 - "$work/out.txt" "$work/s.json" <<'PY' || fail "fractions"
