@@ -489,26 +489,35 @@ TEST_P(ValueLogTest, DroppedValuesGiveTheirSpaceBackOnceDurable) {
 // or a key a batch brought in without one, is looked up as before.
 TEST_P(ValueLogTest, AReplacedValuesBoundSparesTheLookUpAndLosesNothing) {
   std::string why;
-  std::unique_ptr<Store> store = OpenWithValues(3, &why);
+  std::unique_ptr<Store> store = OpenWithValues(4, &why);
   if (!why.empty()) GTEST_SKIP() << why;
   ASSERT_TRUE(store);
+  const size_t threshold = Options().vlog_min_value;
   const std::string path = Path();
   const uint64_t full = LogBlocksBytes(path);
-  ASSERT_GE(full, 3 * kValue);
-  // k0 with a true bound, and k1 deleted and then put with a false one
-  // in the same batch (the delete brought the key in, unbounded): both
-  // are looked up, and both give their space back at the barrier.
+  ASSERT_GE(full, 4 * kValue);
+  // Looked up, so their space comes back at the barrier: k0 with a bound
+  // at the threshold; k1 deleted, then put with a false bound, in one
+  // batch; k2 the same over two batches of one explicit batch (the delete
+  // brought the key in, unbounded, both times).
   WriteBatch looked;
-  looked.rep().PutReplacing("k0", "inline now", kValue);
+  looked.rep().PutReplacing("k0", "inline now", threshold);
   looked.Delete("k1");
   looked.rep().PutReplacing("k1", "inline too", 16);
   ASSERT_OK(store->Write(looked));
+  ASSERT_OK(store->StartBatch());
+  WriteBatch first, second;
+  first.Delete("k2");
+  second.rep().PutReplacing("k2", "inline also", 16);
+  ASSERT_OK(store->Write(first));
+  ASSERT_OK(store->Write(second));
+  ASSERT_OK(store->StopBatch());
   ASSERT_OK(store->WriteBarrier());
   const uint64_t after = LogBlocksBytes(path);
-  EXPECT_LE(after, full - 2 * kValue + 2 * ValueLogBlock()) << full;
-  // k2 with a false bound below the threshold: taken at its word.
+  EXPECT_LE(after, full - 3 * kValue + 2 * ValueLogBlock()) << full;
+  // k3 with a false bound just below the threshold: taken at its word.
   WriteBatch trusted;
-  trusted.rep().PutReplacing("k2", "inline three", 16);
+  trusted.rep().PutReplacing("k3", "inline three", threshold - 1);
   ASSERT_OK(store->Write(trusted));
   ASSERT_OK(store->WriteBarrier());
   EXPECT_GE(LogBlocksBytes(path) + ValueLogBlock(), after);
@@ -520,7 +529,8 @@ TEST_P(ValueLogTest, AReplacedValuesBoundSparesTheLookUpAndLosesNothing) {
   for (const auto& [key, want] :
        std::map<std::string, std::string>{{"k0", "inline now"},
                                           {"k1", "inline too"},
-                                          {"k2", "inline three"},
+                                          {"k2", "inline also"},
+                                          {"k3", "inline three"},
                                           {"small", "inline"}}) {
     ASSERT_OK(store->Get(key, &got));
     EXPECT_EQ(got, want) << key;

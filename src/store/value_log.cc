@@ -759,8 +759,9 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
   if (!s.ok()) return s;
   const uint64_t begin = AlignDown(p.offset);
   const size_t length = static_cast<size_t>(AlignUp(p.offset + p.length) - begin);
-  const bool ahead = !rf.direct && CanReadAhead(p.file) && p.length >= kSlotMinBytes;
-  const size_t need = ahead ? length : p.length;
+  // Through a slot: the value's aligned range read whole, maybe ahead.
+  const bool slot = !rf.direct && CanReadAhead(p.file) && p.length >= kSlotMinBytes;
+  const size_t need = slot ? length : p.length;
   if (b->cap < need) {
     s = CheckExtent(p);  // before a buffer is sized by it
     if (!s.ok()) return s;
@@ -770,7 +771,7 @@ Status ValueLog::ReadView(const ValuePointer& p, ReadBuffer* b,
     if (b->data == nullptr) return Status::NoSpace("cannot allocate a read buffer");
     b->cap = cap;
   }
-  if (!ahead) {
+  if (!slot) {
     s = Read(p, b->data);
     if (s.ok()) *out = std::string_view(b->data, p.length);
     return s;

@@ -209,8 +209,8 @@ class VlogBackend final : public Backend {
     std::string v;
     std::vector<ValuePointer> old;
     for (const auto& [key, value] : buffer.entries()) {
-      // A key whose value was short enough to be kept in the tree holds
-      // no logged value: no look-up.
+      // A key whose value was short enough to be kept in the tree (under
+      // this open's threshold) holds no logged value: no look-up.
       if (value.replaces_at_most >= min_value_) NoteReplaced(key, &old);
       if (!value) {
         tagged.Delete(key);

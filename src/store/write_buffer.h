@@ -31,8 +31,9 @@ class WriteBuffer {
     std::optional<std::string> value;  // none: a delete
     // At most how many bytes the value the backend holds under the key,
     // if any, has before this buffer is written (kUnbounded: not known).
-    // A value log keeps values shorter than its threshold in the tree, so
-    // with a bound below it, it need not look the key up to learn whether
+    // A value log keeps values shorter than its threshold (this open's
+    // vlog_min_value) in the tree, so with a bound below it, it need not
+    // look the key up to learn whether
     // the update leaves a logged value dead. A bound that is wrong only
     // leaves that value's space unaccounted until a reclaim scans the
     // tree; it never loses data.
@@ -86,7 +87,10 @@ class WriteBuffer {
   }
   // Applies another buffer's update of `key` on top of this one's.
   void Apply(std::string_view key, const Update& u) {
-    Set(key, u.value, u.replaces_at_most);
+    if (!u) return Set(key, std::nullopt, u.replaces_at_most);
+    std::string v = SpareString(u.value->size());
+    v.append(*u.value);
+    Set(key, std::move(v), u.replaces_at_most);
   }
   // Moves the value put under `key` back out (after a failed write, say);
   // false if there is none.
