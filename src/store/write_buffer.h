@@ -33,10 +33,9 @@ class WriteBuffer {
     // if any, has before this buffer is written (kUnbounded: not known).
     // A value log keeps values shorter than its threshold (this open's
     // vlog_min_value) in the tree, so with a bound below it, it need not
-    // look the key up to learn whether
-    // the update leaves a logged value dead. A bound that is wrong only
-    // leaves that value's space unaccounted until a reclaim scans the
-    // tree; it never loses data.
+    // look the key up to learn whether the update leaves a logged value
+    // dead. A bound that is wrong only leaves that value's space
+    // unaccounted until a reclaim scans the tree; it never loses data.
     size_t replaces_at_most = kUnbounded;
 
     explicit operator bool() const { return value.has_value(); }
