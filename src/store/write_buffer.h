@@ -56,14 +56,16 @@ class WriteBuffer {
   void Put(std::string_view key, std::string_view value) {
     PutParts(key, {value});
   }
-  // The value is the concatenation of the parts.
+  // The value is the concatenation of the parts. `replaces_at_most`: see
+  // Update.
   void PutParts(std::string_view key,
-                std::initializer_list<std::string_view> parts) {
+                std::initializer_list<std::string_view> parts,
+                size_t replaces_at_most = kUnbounded) {
     size_t n = 0;
     for (std::string_view p : parts) n += p.size();
     std::string v = SpareString(n);
     for (std::string_view p : parts) v.append(p.data(), p.size());
-    Set(key, std::move(v));
+    Set(key, std::move(v), replaces_at_most);
   }
   // Puts *value itself (no copy) and leaves in *value, emptied, a string of
   // the buffer's spare memory with at least its capacity (new memory when
@@ -80,16 +82,12 @@ class WriteBuffer {
   // `replaces_at_most` bytes (see Update).
   void PutReplacing(std::string_view key, std::string_view value,
                     size_t replaces_at_most) {
-    std::string v = SpareString(value.size());
-    v.append(value.data(), value.size());
-    Set(key, std::move(v), replaces_at_most);
+    PutParts(key, {value}, replaces_at_most);
   }
   // Applies another buffer's update of `key` on top of this one's.
   void Apply(std::string_view key, const Update& u) {
     if (!u) return Set(key, std::nullopt, u.replaces_at_most);
-    std::string v = SpareString(u.value->size());
-    v.append(*u.value);
-    Set(key, std::move(v), u.replaces_at_most);
+    PutParts(key, {*u.value}, u.replaces_at_most);
   }
   // Moves the value put under `key` back out (after a failed write, say);
   // false if there is none.
