@@ -1,5 +1,6 @@
 // An Env that counts what is read from stores' value log files, and by
-// which threads (read ahead runs on threads of its own).
+// which threads (read ahead runs on threads of its own), and the reads of
+// their trees' table files.
 #ifndef SLUICE_TESTS_COUNTING_ENV_H_
 #define SLUICE_TESTS_COUNTING_ENV_H_
 
@@ -25,6 +26,13 @@ class CountingEnv : public Env {
       } else {
         vlog_fds_.erase(fd);
       }
+      const size_t n = strlen(path);
+      if (n > 4 && (strcmp(path + n - 4, ".sst") == 0 ||
+                    strcmp(path + n - 4, ".ldb") == 0)) {
+        table_fds_.insert(fd);
+      } else {
+        table_fds_.erase(fd);
+      }
     }
     return fd;
   }
@@ -36,13 +44,14 @@ class CountingEnv : public Env {
       reads_ += 1;
       if (std::this_thread::get_id() != caller_) others_ += 1;
     }
+    if (r > 0 && table_fds_.count(fd)) table_reads_ += 1;
     return r;
   }
   // Starts counting afresh; reads from threads other than this one are
   // counted apart (read ahead).
   void Reset() {
     std::lock_guard<std::mutex> lock(mu_);
-    bytes_ = reads_ = others_ = 0;
+    bytes_ = reads_ = others_ = table_reads_ = 0;
     caller_ = std::this_thread::get_id();
   }
   uint64_t bytes() {
@@ -54,6 +63,11 @@ class CountingEnv : public Env {
     std::lock_guard<std::mutex> lock(mu_);
     return reads_;
   }
+  // Reads of table files (.sst, .ldb), by any thread.
+  uint64_t table_reads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return table_reads_;
+  }
   uint64_t other_threads_reads() {
     std::lock_guard<std::mutex> lock(mu_);
     return others_;
@@ -61,8 +75,8 @@ class CountingEnv : public Env {
 
  private:
   std::mutex mu_;
-  std::set<int> vlog_fds_;
-  uint64_t bytes_ = 0, reads_ = 0, others_ = 0;
+  std::set<int> vlog_fds_, table_fds_;
+  uint64_t bytes_ = 0, reads_ = 0, others_ = 0, table_reads_ = 0;
   std::thread::id caller_;
 };
 

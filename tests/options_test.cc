@@ -37,7 +37,13 @@ TEST(StoreOptions, DefaultsAreLsmioTuning) {
   StoreOptions o;
   EXPECT_FALSE(o.wal);
   EXPECT_FALSE(o.compression);
-  EXPECT_EQ(o.block_cache_bytes, 0u);
+  EXPECT_EQ(o.block_cache_bytes, StoreOptions::kBlockCacheAuto);
+  EXPECT_NE(o.ToString().find("block_cache_bytes=auto"), std::string::npos)
+      << o.ToString();
+  ASSERT_OK(o.Set("block_cache_bytes", "8m"));
+  ASSERT_OK(o.Set("block_cache_bytes", "auto"));
+  EXPECT_EQ(o.block_cache_bytes, StoreOptions::kBlockCacheAuto);
+  EXPECT_FALSE(o.Set("block_cache_bytes", "automatic").ok());
   EXPECT_EQ(o.bloom_bits, 10);
   EXPECT_EQ(o.tidy_tables, 16);
   EXPECT_FALSE(o.auto_compaction);

@@ -140,10 +140,18 @@ struct SLUICE_EXPORT StoreOptions {
   // Default: false.
   bool compression = false;
 
-  // Bytes of block cache for reads; 0 turns the cache off. Checkpoints are
-  // read once, at restart, so a cache only costs memory.
-  // Default: 0.
-  size_t block_cache_bytes = 0;
+  // Bytes of block cache for reads; 0 turns the cache off.
+  // kBlockCacheAuto ("auto") sizes it, at each open, to the store's table
+  // files (at least 1 MiB, at most 64 MiB) for layout vlog, where the tree
+  // holds keys and value-log locations: about 0.5 % of the data at 16 KiB
+  // values. A file read in an order other than its keys' (random reads,
+  // a restart on another rank count) looks each extent up in a block of
+  // its own; without a cache every look-up reads and checks a whole data
+  // block (block_size) again. Memory is taken only as blocks are read.
+  // Layout lsm, whose tables hold the data itself, read once: no cache.
+  // Default: kBlockCacheAuto.
+  static constexpr size_t kBlockCacheAuto = ~size_t{0};
+  size_t block_cache_bytes = kBlockCacheAuto;
 
   // Bits per key of the Bloom filter in each table file; 0 writes none.
   // A lookup of a key that is not there then skips the table without

@@ -1,5 +1,6 @@
 // StoreImpl: the store logic over one Backend: open/create with header and
 // lock, synchronous and asynchronous updates, batches, barriers, counters.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -758,6 +759,35 @@ Status CheckTreeRecord(const std::string& path, const StoreHeader& header,
   return Status::OK();
 }
 
+// The block cache a tree gets: block_cache_bytes, or for "auto" the size
+// of its table files now (layout vlog: keys and value-log locations), so
+// that a reader looking extents up out of key order reads each block once
+// rather than once per look-up. Layout lsm's tables hold the data: none.
+size_t BlockCacheFor(const StoreOptions& options, StoreLayout layout,
+                     const std::string& tree_dir) {
+  if (options.block_cache_bytes != StoreOptions::kBlockCacheAuto) {
+    return options.block_cache_bytes;
+  }
+  if (layout == StoreLayout::kLsm) return 0;
+  constexpr size_t kMin = 1u << 20, kMax = 64u << 20;
+  size_t tables = 0;
+  std::vector<std::string> names;
+  if (posix::ListDir(tree_dir, &names).ok()) {  // none yet: the minimum
+    for (const std::string& n : names) {
+      const size_t dot = n.rfind('.');
+      if (dot == std::string::npos) continue;
+      const std::string ext = n.substr(dot);
+      if (ext != ".sst" && ext != ".ldb") continue;
+      struct stat st;
+      // A table a writer removed meanwhile (snapshot readers) counts 0.
+      if (stat(posix::JoinPath(tree_dir, n).c_str(), &st) == 0) {
+        tables += static_cast<size_t>(st.st_size);
+      }
+    }
+  }
+  return std::min(std::max(tables, kMin), kMax);
+}
+
 }  // namespace
 
 Store::~Store() = default;
@@ -872,7 +902,12 @@ Status Store::Open(const StoreOptions& given, const std::string& path,
   if (s.ok() && options.read_only && header.layout == StoreLayout::kVlog) {
     pin_fd = ValueLog::PinForReading(vlog_dir);
   }
-  if (s.ok()) s = module->open(options, backend_dir, &backend);
+  if (s.ok()) {
+    StoreOptions tree_options = options;
+    tree_options.block_cache_bytes =
+        BlockCacheFor(options, header.layout, backend_dir);
+    s = module->open(tree_options, backend_dir, &backend);
+  }
   if (s.ok() && header.layout == StoreLayout::kVlog) {
     std::unique_ptr<Backend> tree = std::move(backend);
     s = OpenVlogBackend(options, vlog_dir, std::move(tree), pin_fd, &backend);

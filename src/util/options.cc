@@ -187,7 +187,22 @@ const std::vector<Field>& Fields() {
       SLUICE_BOOL(wal, "write-ahead log"),
       SLUICE_BOOL(sync_writes, "fsync the log on every update (needs wal)"),
       SLUICE_BOOL(compression, "compress data blocks"),
-      SLUICE_SIZE(block_cache_bytes, "block cache size, 0 = off"),
+      Field{{"block_cache_bytes",
+             "block cache size, 0 = off, auto = the store's tables "
+             "(1..64 MiB; layout lsm: off)"},
+            [](StoreOptions* o, std::string_view v) {
+              if (v == "auto") {
+                o->block_cache_bytes = StoreOptions::kBlockCacheAuto;
+                return Status::OK();
+              }
+              return ParseSizeOption("block_cache_bytes", v,
+                                     &o->block_cache_bytes);
+            },
+            [](const StoreOptions& o) {
+              return o.block_cache_bytes == StoreOptions::kBlockCacheAuto
+                         ? std::string("auto")
+                         : std::to_string(o.block_cache_bytes);
+            }},
       SLUICE_INT(bloom_bits, 0, 64,
                  "Bloom filter bits per key in table files, 0 = none"),
       SLUICE_BOOL(auto_compaction, "background compaction"),
