@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sluice/kv.h"
+#include "sluice/write_batch.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -250,6 +251,50 @@ TEST_P(StoreOverFaultEnv, AFailedTreeWriteFailsEveryLaterBarrier) {
                 v == Value(i, 3))
         << "k" << i;
   }
+}
+
+// A batch whose write fails is not applied, then or later: neither a read
+// nor a later barrier finds its updates, so a caller that saw the error
+// (the file layer, which then does not count the extent it wrote as
+// stored) agrees with the store. LevelDB without a log buffers updates and
+// writes them when the buffer fills; the batch that filled it was left in
+// the buffer when that write failed, and went out with the next one.
+TEST_P(StoreOverFaultEnv, AFailedBatchIsNeverApplied) {
+  const std::string path = dir_.Sub("store");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(Options(), path, &store).ok());
+  ASSERT_TRUE(store->Put("a", "before").ok());
+  ASSERT_TRUE(store->WriteBarrier().ok());
+  env_.InjectAt(0, test::FaultEnv::kWrite, ENOSPC);
+  int failed = -1;
+  Status s;
+  for (int i = 0; i < 400 && failed < 0; ++i) {
+    WriteBatch b;
+    b.Put("b" + std::to_string(i), Value(i, 0));
+    b.Put("c" + std::to_string(i), Value(i + 1, 0));
+    s = store->Write(b);
+    if (!s.ok()) failed = i;
+  }
+  if (failed < 0) s = store->WriteBarrier();  // the fault shows here
+  env_.StopInjecting();
+  ASSERT_EQ(env_.injected(), 1u);
+  ASSERT_FALSE(s.ok()) << "the fault was swallowed";
+  if (failed < 0) return;  // no batch failed: the barrier said so
+  auto missing = [&](const std::string& when) {
+    for (const char* k : {"b", "c"}) {
+      std::string v;
+      const Status g = store->Get(k + std::to_string(failed), &v);
+      EXPECT_TRUE(g.IsNotFound())
+          << when << ": " << k << failed << " of the failed batch: "
+          << g.ToString();
+    }
+  };
+  missing("after the error");
+  store->WriteBarrier().ok();  // may fail: the fault may stay
+  missing("after a barrier");
+  std::string v;
+  ASSERT_TRUE(store->Get("a", &v).ok());
+  EXPECT_EQ(v, "before");
 }
 
 // LevelDB switches to a new log when its memtable is full and leaves the

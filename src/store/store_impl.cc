@@ -402,11 +402,14 @@ class StoreImpl final : public Store {
     Status s;
     std::unique_lock<std::mutex> lock(mu_);
     if (in_batch_ || backend_->WantsWriteBuffer()) {
-      for (const auto& [key, update] : batch.entries()) {
-        buffer_.Apply(key, update);
-      }
-      if (!in_batch_ && buffer_.bytes() >= options_.write_buffer_size) {
-        s = WriteBufferLocked();
+      // Spilled before the batch goes in: a spill that fails leaves the
+      // batch out, as its error says (and the updates before it buffered,
+      // for a later spill or barrier).
+      s = SpillBeforeLocked(batch.bytes());
+      if (s.ok()) {
+        for (const auto& [key, update] : batch.entries()) {
+          buffer_.Apply(key, update);
+        }
       }
     } else {
       lock.unlock();
@@ -439,8 +442,23 @@ class StoreImpl final : public Store {
     return s;
   }
 
+  // Outside a batch, spills the buffer when `adding` more bytes would take
+  // it to a write buffer's size, so memory stays bounded (at most a write
+  // buffer plus the update that follows).
+  Status SpillBeforeLocked(size_t adding) {
+    if (in_batch_ || buffer_.empty() ||
+        buffer_.bytes() + adding < options_.write_buffer_size) {
+      return Status::OK();
+    }
+    return WriteBufferLocked();
+  }
+
+  // An update into the buffer. A spill that fails leaves it out (see
+  // ApplyBatch).
   Status ApplyBufferedLocked(Op op, std::string_view key,
                              std::string_view value) {
+    Status spill = SpillBeforeLocked(key.size() + value.size());
+    if (!spill.ok()) return spill;
     switch (op) {
       case Op::kPut:
         buffer_.Put(key, value);
@@ -472,11 +490,6 @@ class StoreImpl final : public Store {
         break;
       default:
         return Status::InvalidArgument("not an update");
-    }
-    // Outside a batch, the buffer is spilled when it reaches a write
-    // buffer's size, so memory stays bounded.
-    if (!in_batch_ && buffer_.bytes() >= options_.write_buffer_size) {
-      return WriteBufferLocked();
     }
     return Status::OK();
   }
