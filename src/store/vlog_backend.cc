@@ -6,6 +6,15 @@
 // Both tags are checked: the tree's block checksums cover the pointer, the
 // pointer's checksum covers the value.
 //
+// Groups: without a write-ahead log (and where the store does not buffer
+// updates itself), the tree's part of each batch (keys, tags, pointers) is
+// held, and the held updates go to the tree as one batch in key order
+// every kGroupUpdates, and before any read, single update or Flush. The
+// tree's memtable inserts keys near the one before far faster than random
+// ones: 16 KiB file writes at random offsets, three keys each, spent 42 %
+// of their time inserting one batch at a time. Nothing is less durable:
+// without a log, the memtable reaches the disk only at a barrier anyway.
+//
 // Space: every update looks up the value it replaces. A pointer it drops is
 // kept until a Flush has made the update durable, then handed to the log's
 // Reclaim (a crash before that leaves the value in place, still pointed at
@@ -15,7 +24,10 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "store/backend.h"
@@ -151,17 +163,41 @@ class VlogIterator final : public Iterator {
   mutable Status error_;
 };
 
+// An iterator over nothing whose status is an error: the tree could not be
+// brought up to date, so what it holds is not what the store was told.
+class ErrorIterator final : public Iterator {
+ public:
+  explicit ErrorIterator(Status s) : s_(std::move(s)) {}
+  bool Valid() const override { return false; }
+  void SeekToFirst() override {}
+  void Seek(std::string_view) override {}
+  void SeekForPrev(std::string_view) override {}
+  void Next() override {}
+  void Prev() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return s_; }
+
+ private:
+  const Status s_;
+};
+
 class VlogBackend final : public Backend {
  public:
+  // `group`: hold the tree's updates of batches and write them to the
+  // tree together (see pending_).
   VlogBackend(std::unique_ptr<Backend> tree, std::unique_ptr<ValueLog> log,
-              size_t min_value, int pin_fd)
+              size_t min_value, int pin_fd, bool group)
       : tree_(std::move(tree)),
         log_(std::move(log)),
         min_value_(min_value),
+        group_(group),
         pin_fd_(pin_fd) {}
   ~VlogBackend() override { Close(); }
 
   Status Get(std::string_view key, std::string* value) override {
+    Status w = WritePending();
+    if (!w.ok()) return w;
     ReaderPin pin(&readers_);
     std::string raw;
     Status s = tree_->Get(key, &raw);
@@ -184,6 +220,8 @@ class VlogBackend final : public Backend {
   }
   Status Put(std::string_view key, std::string_view value) override {
     std::shared_lock<std::shared_mutex> updating(update_mu_);
+    Status w = WritePending();  // a held update of the key goes first
+    if (!w.ok()) return w;
     std::vector<ValuePointer> old;
     NoteReplaced(key, &old);
     std::string v;
@@ -194,6 +232,8 @@ class VlogBackend final : public Backend {
   }
   Status Delete(std::string_view key) override {
     std::shared_lock<std::shared_mutex> updating(update_mu_);
+    Status w = WritePending();
+    if (!w.ok()) return w;
     std::vector<ValuePointer> old;
     NoteReplaced(key, &old);
     Status s = tree_->Delete(key);
@@ -205,6 +245,7 @@ class VlogBackend final : public Backend {
   }
   Status Write(const WriteBuffer& buffer) override {
     std::shared_lock<std::shared_mutex> updating(update_mu_);
+    if (group_) return WriteGrouped(buffer);
     WriteBuffer tagged;
     std::string v;
     std::vector<ValuePointer> old;
@@ -224,8 +265,12 @@ class VlogBackend final : public Backend {
     if (s.ok()) Dropped(&old);
     return s;
   }
+  // A held update that cannot be written shows in the iterator's status
+  // (and stays held, for the next barrier to report).
   std::unique_ptr<Iterator> NewIterator(std::string_view lower,
                                         std::string_view upper) override {
+    Status w = WritePending();
+    if (!w.ok()) return std::make_unique<ErrorIterator>(w);
     auto pin = std::make_unique<ReaderPin>(&readers_);
     return std::make_unique<VlogIterator>(
         std::move(pin), tree_->NewIterator(lower, upper), log_.get());
@@ -233,12 +278,14 @@ class VlogBackend final : public Backend {
   // The values first: a pointer must never be durable before its value.
   // Then the space of the values dropped before the sync.
   Status Flush() override {
+    Status s = WritePending();
+    if (!s.ok()) return s;
     std::vector<ValuePointer> dropped;
     {
       std::lock_guard<std::mutex> lock(dead_mu_);
       dropped.swap(dropped_);
     }
-    Status s = log_->Sync();
+    s = log_->Sync();
     if (s.ok()) s = tree_->Flush();
     std::lock_guard<std::mutex> lock(dead_mu_);
     std::vector<ValuePointer>& to = s.ok() ? durable_ : dropped_;
@@ -275,6 +322,7 @@ class VlogBackend final : public Backend {
   }
   Status Close() override {
     if (closed_) return Status::OK();
+    Status held = WritePending();  // the store's Close made a barrier first
     closed_ = true;
     {
       // What a reader's pin held back at the last Flush.
@@ -286,6 +334,7 @@ class VlogBackend final : public Backend {
     tree_->SetDurabilityHook(nullptr);
     if (pin_fd_ >= 0) Env::Default()->Close(pin_fd_);
     pin_fd_ = -1;
+    if (!held.ok()) return held;
     return s.ok() ? t : s;
   }
   // The store's own tree takes no other hook.
@@ -311,6 +360,70 @@ class VlogBackend final : public Backend {
     return Status::OK();
   }
 
+  // A batch's updates into pending_, the group before them first written
+  // to the tree when it is full (so a failure of that write leaves this
+  // batch out, as the error says, and the held ones held). Each value is
+  // appended to the log now; only the tree's part waits.
+  Status WriteGrouped(const WriteBuffer& buffer) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (pending_.entries().size() >= kGroupUpdates) {
+      Status s = WritePendingLocked();
+      if (!s.ok()) return s;
+    }
+    std::vector<std::pair<std::string_view, std::optional<std::string>>> tagged;
+    tagged.reserve(buffer.entries().size());
+    std::vector<ValuePointer> old;
+    for (const auto& [key, value] : buffer.entries()) {
+      std::string held;
+      switch (pending_.Find(key, &held)) {
+        case WriteBuffer::Lookup::kValue:  // replaces the held update's value
+          if (!held.empty() && held[0] == kPointer) {
+            ValuePointer p;
+            if (DecodePointer(held, *log_, &p).ok()) old.push_back(p);
+          }
+          break;
+        case WriteBuffer::Lookup::kDeleted:
+          break;
+        case WriteBuffer::Lookup::kMissing:
+          if (value.replaces_at_most >= min_value_) NoteReplaced(key, &old);
+          break;
+      }
+      if (!value) {
+        tagged.emplace_back(key, std::nullopt);
+        continue;
+      }
+      std::string v;
+      Status s = Encode(*value, &v);
+      if (!s.ok()) return s;
+      tagged.emplace_back(key, std::move(v));
+    }
+    for (auto& [key, v] : tagged) {
+      if (v) {
+        pending_.PutSwap(key, &*v);
+      } else {
+        pending_.Delete(key);
+      }
+    }
+    pending_old_.insert(pending_old_.end(), old.begin(), old.end());
+    return Status::OK();
+  }
+  Status WritePending() {
+    if (!group_) return Status::OK();
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return WritePendingLocked();
+  }
+  // The held updates as one batch of the tree, in key order (a skiplist
+  // inserts keys near the last one far faster than random ones); the
+  // values they replaced are then dropped.
+  Status WritePendingLocked() {
+    if (pending_.empty()) return Status::OK();
+    Status s = tree_->Write(pending_);
+    if (!s.ok()) return s;
+    pending_.Clear();
+    Dropped(&pending_old_);
+    return s;
+  }
+
   // Appends to *out the pointer `key` holds now, if it holds one.
   void NoteReplaced(std::string_view key, std::vector<ValuePointer>* out) {
     std::string raw;
@@ -328,9 +441,20 @@ class VlogBackend final : public Backend {
     old->clear();
   }
 
+  // Updates held before a group is written to the tree: about 200 file
+  // extents' worth.
+  static constexpr size_t kGroupUpdates = 512;
+
   std::unique_ptr<Backend> tree_;
   std::unique_ptr<ValueLog> log_;
   const size_t min_value_;
+  const bool group_;
+  // With group_: the tree's updates of batches written since the last
+  // group (tagged values, as the tree takes them), and the values they
+  // replaced. A read, a single Put or Delete and a Flush write them first.
+  std::mutex pending_mu_;
+  WriteBuffer pending_;                     // GUARDED_BY(pending_mu_)
+  std::vector<ValuePointer> pending_old_;   // GUARDED_BY(pending_mu_)
   bool closed_ = false;
   // A read-only opener's pin (ValueLog::PinForReading), or -1.
   int pin_fd_ = -1;
@@ -369,8 +493,13 @@ Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
   // write its log takes), the log first syncs every value appended so far.
   ValueLog* raw = log.get();
   if (!options.read_only) tree->SetDurabilityHook([raw] { return raw->Sync(); });
+  // Batches' tree updates are held and written in groups where nothing
+  // but a barrier makes them durable anyway (no write-ahead log) and the
+  // store does not buffer them already (LevelDB without a log).
+  const bool group = !options.read_only && !options.wal &&
+                     !tree->WantsWriteBuffer();
   *out = std::make_unique<VlogBackend>(std::move(tree), std::move(log),
-                                       options.vlog_min_value, pin_fd);
+                                       options.vlog_min_value, pin_fd, group);
   return Status::OK();
 }
 
