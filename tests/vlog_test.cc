@@ -564,9 +564,17 @@ TEST_P(ValueLogTest, HeldTreeUpdatesAreReadAndWhatTheyReplaceGivenBack) {
     }
     ASSERT_OK(store->Write(b));  // no read in between: all held at once
   }
-  ASSERT_OK(store->Get("k0", &got));
-  EXPECT_TRUE(got == value(3, 0));
+  // Read while held: Get looks at the held updates, an iterator has them
+  // written first.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK(store->Get("k" + std::to_string(i), &got));
+    EXPECT_TRUE(got == value(3, i)) << i;
+  }
   EXPECT_TRUE(store->Get("k5", &got).IsNotFound());
+  WriteBatch del;
+  del.Delete("small");
+  ASSERT_OK(store->Write(del));
+  EXPECT_TRUE(store->Get("small", &got).IsNotFound()) << "a held delete";
   std::unique_ptr<Iterator> it = store->NewIterator("k", "l");
   int seen = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next(), ++seen) {
@@ -575,19 +583,39 @@ TEST_P(ValueLogTest, HeldTreeUpdatesAreReadAndWhatTheyReplaceGivenBack) {
   ASSERT_OK(it->status());
   EXPECT_EQ(seen, 4);
   it.reset();
+  // A single put after a held update of its key comes after it.
+  WriteBatch four;
+  four.Put("k0", value(4, 0));
+  ASSERT_OK(store->Write(four));
+  ASSERT_OK(store->Put("k0", value(5, 0)));
+  ASSERT_OK(store->Get("k0", &got));
+  EXPECT_TRUE(got == value(5, 0));
+  // More updates than a group holds, no read between them.
+  for (int i = 0; i < 1200; ++i) {
+    WriteBatch b;
+    b.Put("m" + std::to_string(i), "v" + std::to_string(i));
+    ASSERT_OK(store->Write(b));
+  }
+  for (int i : {0, 511, 512, 1023, 1199}) {
+    ASSERT_OK(store->Get("m" + std::to_string(i), &got));
+    EXPECT_EQ(got, "v" + std::to_string(i));
+  }
   ASSERT_OK(store->WriteBarrier());
-  // Of the 16 values written, 4 live: the 4 of the start and 7 held ones
-  // given back (the log's files are allocated ahead, so the new ones take
-  // no more room).
-  EXPECT_LE(LogBlocksBytes(path), full - 11 * kValue + 2 * ValueLogBlock())
+  // Of the 17 values written, 4 live: the 4 of the start, 7 held ones and
+  // k0's of gens 3 and 4 given back (the log's files are allocated ahead,
+  // so the new values take no more room).
+  EXPECT_LE(LogBlocksBytes(path), full - 13 * kValue + 2 * ValueLogBlock())
       << full;
   ASSERT_OK(store->Close());
   store.reset();
   ASSERT_OK(Store::Open(Options(), path, &store));
   for (int i = 0; i < 4; ++i) {
     ASSERT_OK(store->Get("k" + std::to_string(i), &got));
-    EXPECT_TRUE(got == value(3, i)) << i;
+    EXPECT_TRUE(got == value(i == 0 ? 5 : 3, i)) << i;
   }
+  ASSERT_OK(store->Get("m1199", &got));
+  EXPECT_EQ(got, "v1199");
+  EXPECT_TRUE(store->Get("small", &got).IsNotFound());
   ASSERT_OK(store->Close());
 }
 

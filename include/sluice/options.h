@@ -1,8 +1,8 @@
 // StoreOptions: how a Sluice store (one LSM-tree per writer) is tuned.
 //
 // The defaults follow the LSMIO paper's tuning for write-once checkpoint data:
-// no write-ahead log, no compression, no block cache, no automatic
-// compaction. Every option can also be set by name from a string
+// no write-ahead log, no compression, no automatic compaction; the block
+// cache, which LSMIO turns off, is sized to the tree's tables. Every option can also be set by name from a string
 // (StoreOptions::Set, sluice_options_set in C), which is how configuration
 // files, SLUICE_* environment variables and command-line tools reach them;
 // an unknown name or a malformed value is an error, never ignored.

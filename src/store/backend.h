@@ -95,6 +95,15 @@ Status LoadBackendModule(const std::string& name, const BackendModule** out);
 // Layout vlog over `tree`: `dir` holds the value log. `pin_fd` (or -1) is
 // a read-only opener's ValueLog::PinForReading, taken before the tree was
 // opened; the backend closes it (also on failure).
+// The capacity of the block cache a backend makes for `options`: Store::Open
+// resolves block_cache_bytes=auto to the size of the tree's tables before
+// it opens the backend; a backend opened directly with "auto" takes 8 MiB.
+inline size_t CacheBytes(const StoreOptions& options) {
+  return options.block_cache_bytes == StoreOptions::kBlockCacheAuto
+             ? size_t{8} << 20
+             : options.block_cache_bytes;
+}
+
 Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
                        std::unique_ptr<Backend> tree, int pin_fd,
                        std::unique_ptr<Backend>* out);

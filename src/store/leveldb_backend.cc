@@ -387,7 +387,7 @@ class LevelDBBackend : public Backend {
     Status s = CheckLevelDBOptions(options_);
     if (!s.ok()) return s;
     // A capacity-0 LRU cache caches nothing; nullptr would mean 8 MiB.
-    cache_.reset(leveldb::NewLRUCache(options_.block_cache_bytes));
+    cache_.reset(leveldb::NewLRUCache(CacheBytes(options_)));
     leveldb::Options o;
     env_ = std::make_unique<StoreThreadEnv>(
         [this](const leveldb::Status& ls) {

@@ -412,7 +412,7 @@ class RocksDBBackend : public Backend {
     if (options_.block_cache_bytes == 0) {
       t.no_block_cache = true;
     } else {
-      t.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
+      t.block_cache = rocksdb::NewLRUCache(CacheBytes(options_));
     }
     o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
 

@@ -9,7 +9,8 @@
 // Groups: without a write-ahead log (and where the store does not buffer
 // updates itself), the tree's part of each batch (keys, tags, pointers) is
 // held, and the held updates go to the tree as one batch in key order
-// every kGroupUpdates, and before any read, single update or Flush. The
+// every kGroupUpdates, and before an iterator, a single update or a Flush
+// (a Get looks at the held updates first). The
 // tree's memtable inserts keys near the one before far faster than random
 // ones: 16 KiB file writes at random offsets, three keys each, spent 42 %
 // of their time inserting one batch at a time. Nothing is less durable:
@@ -196,11 +197,20 @@ class VlogBackend final : public Backend {
   ~VlogBackend() override { Close(); }
 
   Status Get(std::string_view key, std::string* value) override {
-    Status w = WritePending();
-    if (!w.ok()) return w;
-    ReaderPin pin(&readers_);
+    ReaderPin pin(&readers_);  // before a held pointer is seen
     std::string raw;
-    Status s = tree_->Get(key, &raw);
+    Status s;
+    // A held update of the key is its value (a tree that fails writes
+    // still serves the rest).
+    WriteBuffer::Lookup held = WriteBuffer::Lookup::kMissing;
+    if (group_ && holding_.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      held = pending_.Find(key, &raw);
+    }
+    if (held == WriteBuffer::Lookup::kDeleted) {
+      return Status::NotFound(std::string(key));
+    }
+    if (held == WriteBuffer::Lookup::kMissing) s = tree_->Get(key, &raw);
     if (!s.ok()) return s;
     if (raw.empty() || raw[0] != kPointer) {
       std::string_view v;
@@ -364,14 +374,33 @@ class VlogBackend final : public Backend {
   // to the tree when it is full (so a failure of that write leaves this
   // batch out, as the error says, and the held ones held). Each value is
   // appended to the log now; only the tree's part waits.
+  // The values are appended before the lock is taken (a batch refused
+  // below leaves them unreferenced, as an append that fails midway does,
+  // until ReclaimSpace). After a group failed to reach the tree, every
+  // batch first tries again, and is refused while the tree refuses it.
+  //
+  // Not closed: a single Put of a key racing a batch of the same key may
+  // note the same replaced value as the batch did, and its own value is
+  // then never given back (the group overwrites it) until ReclaimSpace:
+  // space, not data, as without groups, in a wider window.
   Status WriteGrouped(const WriteBuffer& buffer) {
+    std::vector<std::pair<std::string_view, std::optional<std::string>>> tagged;
+    tagged.reserve(buffer.entries().size());
+    for (const auto& [key, value] : buffer.entries()) {
+      if (!value) {
+        tagged.emplace_back(key, std::nullopt);
+        continue;
+      }
+      std::string v;
+      Status s = Encode(*value, &v);
+      if (!s.ok()) return s;
+      tagged.emplace_back(key, std::move(v));
+    }
     std::lock_guard<std::mutex> lock(pending_mu_);
-    if (pending_.entries().size() >= kGroupUpdates) {
+    if (!group_error_.ok() || pending_.entries().size() >= kGroupUpdates) {
       Status s = WritePendingLocked();
       if (!s.ok()) return s;
     }
-    std::vector<std::pair<std::string_view, std::optional<std::string>>> tagged;
-    tagged.reserve(buffer.entries().size());
     std::vector<ValuePointer> old;
     for (const auto& [key, value] : buffer.entries()) {
       std::string held;
@@ -388,14 +417,6 @@ class VlogBackend final : public Backend {
           if (value.replaces_at_most >= min_value_) NoteReplaced(key, &old);
           break;
       }
-      if (!value) {
-        tagged.emplace_back(key, std::nullopt);
-        continue;
-      }
-      std::string v;
-      Status s = Encode(*value, &v);
-      if (!s.ok()) return s;
-      tagged.emplace_back(key, std::move(v));
     }
     for (auto& [key, v] : tagged) {
       if (v) {
@@ -405,6 +426,7 @@ class VlogBackend final : public Backend {
       }
     }
     pending_old_.insert(pending_old_.end(), old.begin(), old.end());
+    holding_.store(true, std::memory_order_release);
     return Status::OK();
   }
   Status WritePending() {
@@ -417,11 +439,12 @@ class VlogBackend final : public Backend {
   // values they replaced are then dropped.
   Status WritePendingLocked() {
     if (pending_.empty()) return Status::OK();
-    Status s = tree_->Write(pending_);
-    if (!s.ok()) return s;
+    group_error_ = tree_->Write(pending_);
+    if (!group_error_.ok()) return group_error_;
     pending_.Clear();
+    holding_.store(false, std::memory_order_release);
     Dropped(&pending_old_);
-    return s;
+    return Status::OK();
   }
 
   // Appends to *out the pointer `key` holds now, if it holds one.
@@ -451,10 +474,16 @@ class VlogBackend final : public Backend {
   const bool group_;
   // With group_: the tree's updates of batches written since the last
   // group (tagged values, as the tree takes them), and the values they
-  // replaced. A read, a single Put or Delete and a Flush write them first.
+  // replaced. An iterator, a single Put or Delete and a Flush write them
+  // first; group_error_ is the last group's write, which the next batch
+  // retries first.
   std::mutex pending_mu_;
   WriteBuffer pending_;                     // GUARDED_BY(pending_mu_)
   std::vector<ValuePointer> pending_old_;   // GUARDED_BY(pending_mu_)
+  Status group_error_;                      // GUARDED_BY(pending_mu_)
+  // pending_ holds something: a Get looks there first (it never writes
+  // the tree, so a tree that fails writes still serves reads).
+  std::atomic<bool> holding_{false};
   bool closed_ = false;
   // A read-only opener's pin (ValueLog::PinForReading), or -1.
   int pin_fd_ = -1;
