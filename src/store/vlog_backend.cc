@@ -370,14 +370,13 @@ class VlogBackend final : public Backend {
     return Status::OK();
   }
 
-  // A batch's updates into pending_, the group before them first written
-  // to the tree when it is full (so a failure of that write leaves this
-  // batch out, as the error says, and the held ones held). Each value is
-  // appended to the log now; only the tree's part waits.
-  // The values are appended before the lock is taken (a batch refused
-  // below leaves them unreferenced, as an append that fails midway does,
-  // until ReclaimSpace). After a group failed to reach the tree, every
-  // batch first tries again, and is refused while the tree refuses it.
+  // A batch's updates into pending_. Its values go to the log now, before
+  // the lock is taken; only the tree's part waits. A full group is written
+  // to the tree before the batch goes in, and after a group failed to
+  // reach the tree every batch first tries it again: a failure refuses the
+  // batch, as its error says, and keeps the held updates held (the
+  // refused batch's values stay in the log unreferenced, as those of an
+  // append that fails midway do, until ReclaimSpace).
   //
   // Not closed: a single Put of a key racing a batch of the same key may
   // note the same replaced value as the batch did, and its own value is
