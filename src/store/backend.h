@@ -92,9 +92,6 @@ constexpr const char* kBackendModuleSymbol = "sluice_backend_module_v1";
 // error, when it cannot be loaded or is of another version.
 Status LoadBackendModule(const std::string& name, const BackendModule** out);
 
-// Layout vlog over `tree`: `dir` holds the value log. `pin_fd` (or -1) is
-// a read-only opener's ValueLog::PinForReading, taken before the tree was
-// opened; the backend closes it (also on failure).
 // The capacity of the block cache a backend makes for `options`: Store::Open
 // resolves block_cache_bytes=auto to the size of the tree's tables before
 // it opens the backend; a backend opened directly with "auto" takes 8 MiB.
@@ -104,6 +101,9 @@ inline size_t CacheBytes(const StoreOptions& options) {
              : options.block_cache_bytes;
 }
 
+// Layout vlog over `tree`: `dir` holds the value log. `pin_fd` (or -1) is
+// a read-only opener's ValueLog::PinForReading, taken before the tree was
+// opened; the backend closes it (also on failure).
 Status OpenVlogBackend(const StoreOptions& options, const std::string& dir,
                        std::unique_ptr<Backend> tree, int pin_fd,
                        std::unique_ptr<Backend>* out);
