@@ -6,7 +6,8 @@
 # Targets: store_header (store header, barrier record), fs_records (the
 # file layer's records and keys), options (option strings), value_log (the
 # value log's file header and value pointers), drain_index (the index and
-# the journal of drained ids, src/tier/container.h). The seed
+# the journal of drained ids, src/tier/container.h), adios2_index (the
+# ADIOS2 engine's step index, src/adios2/step_index.h). The seed
 # corpus is fuzz/corpus/TARGET/; what a run finds goes to fuzz/out/TARGET/
 # (not committed: add an input that found a bug to the corpus with its fix).
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(store_header fs_records options value_log drain_index); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(store_header fs_records options value_log drain_index adios2_index); fi
 CXX=${FUZZ_CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
   echo "fuzz: $CXX not found (apt-get install clang libclang-rt-14-dev)" >&2
@@ -32,6 +33,7 @@ declare -A sources=(
   [options]="src/util/options.cc"
   [value_log]="src/store/value_log_format.cc"
   [drain_index]="src/tier/container.cc src/dataset/record.cc"
+  [adios2_index]="src/adios2/step_index.cc"
 )
 for t in "${targets[@]}"; do
   if [ -z "${sources[$t]+x}" ]; then

@@ -158,6 +158,11 @@ class SLUICE_EXPORT Context {
   static Status InitSingle(const std::string& name,
                            const std::string& config_file,
                            std::unique_ptr<Context>* out);
+  // The same with variables already set by the API (Config::Set), which
+  // beat the environment and the file (the file: config_file among them,
+  // if set).
+  static Status InitSingle(const std::string& name, const Config& settings,
+                           std::unique_ptr<Context>* out);
 
   ~Context();
   Context(const Context&) = delete;

@@ -31,6 +31,11 @@ SLUICE_EXPORT Status WriteBarrierAll(Store* store, MPI_Comm comm);
 SLUICE_EXPORT Status InitContext(MPI_Comm comm, const std::string& name,
                                  const std::string& config_file,
                                  std::unique_ptr<Context>* out);
+// The same with variables already set by the API (Config::Set): rank 0's
+// settings, which beat the environment and the file, count on every rank.
+SLUICE_EXPORT Status InitContext(MPI_Comm comm, const std::string& name,
+                                 const Config& settings,
+                                 std::unique_ptr<Context>* out);
 
 }  // namespace mpi
 }  // namespace sluice

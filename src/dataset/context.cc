@@ -324,9 +324,10 @@ namespace dataset {
 
 Status InitContext(std::unique_ptr<Group> group, const std::string& name,
                    const std::string& config_file,
-                   std::unique_ptr<Context>* out) {
+                   std::unique_ptr<Context>* out, const Config* settings) {
   out->reset();
   auto c = std::make_shared<ContextImpl>();
+  if (settings != nullptr) c->config = *settings;
   c->group = std::move(group);
   Group* g = c->group.get();
   Status s = CheckName(name, "context name");
@@ -465,6 +466,12 @@ Status Context::InitSingle(const std::string& name,
                            std::unique_ptr<Context>* out) {
   return dataset::InitContext(dataset::NewSingleGroup(), name, config_file,
                               out);
+}
+
+Status Context::InitSingle(const std::string& name, const Config& settings,
+                           std::unique_ptr<Context>* out) {
+  return dataset::InitContext(dataset::NewSingleGroup(), name, "", out,
+                              &settings);
 }
 
 int Context::rank() const { return impl_->group->rank(); }

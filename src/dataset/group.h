@@ -53,10 +53,13 @@ std::unique_ptr<Group> NewSingleGroup();
 // Context::InitSingle and mpi::InitContext: reads the configuration on rank
 // 0 and hands it to every rank, opens this rank's store, and reclaims the
 // space of ids that were never committed. Collective over `group`.
+// `settings` (may be null): variables set by the API before the file and
+// the environment are read (rank 0's count).
 SLUICE_EXPORT Status InitContext(std::unique_ptr<Group> group,
                                  const std::string& name,
                                  const std::string& config_file,
-                                 std::unique_ptr<Context>* out);
+                                 std::unique_ptr<Context>* out,
+                                 const Config* settings = nullptr);
 
 }  // namespace dataset
 }  // namespace sluice

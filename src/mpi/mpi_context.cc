@@ -176,9 +176,11 @@ class MpiGroup : public dataset::Group {
 
 }  // namespace
 
-Status InitContext(MPI_Comm comm, const std::string& name,
-                   const std::string& config_file,
-                   std::unique_ptr<Context>* out) {
+namespace {
+
+Status InitOver(MPI_Comm comm, const std::string& name,
+                const std::string& config_file, const Config* settings,
+                std::unique_ptr<Context>* out) {
   out->reset();
   MPI_Comm dup;
   if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
@@ -187,7 +189,21 @@ Status InitContext(MPI_Comm comm, const std::string& name,
   auto group = std::make_unique<MpiGroup>(dup);
   Status s = group->FindNodes();
   if (!s.ok()) return s;
-  return dataset::InitContext(std::move(group), name, config_file, out);
+  return dataset::InitContext(std::move(group), name, config_file, out,
+                              settings);
+}
+
+}  // namespace
+
+Status InitContext(MPI_Comm comm, const std::string& name,
+                   const std::string& config_file,
+                   std::unique_ptr<Context>* out) {
+  return InitOver(comm, name, config_file, nullptr, out);
+}
+
+Status InitContext(MPI_Comm comm, const std::string& name,
+                   const Config& settings, std::unique_ptr<Context>* out) {
+  return InitOver(comm, name, "", &settings, out);
 }
 
 }  // namespace mpi

@@ -1,0 +1,430 @@
+// The engine's set-up, steps and writing; reading is in engine_read.cc.
+#include "adios2/engine.h"
+
+#include <adios2/cxx/Attribute.h>
+#include <adios2/cxx/Types.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+#include <cctype>
+
+#include "adios2/engine_types.h"
+#include "sluice/config.h"
+#if SLUICE_ADIOS2_WITH_MPI
+#include <mpi.h>
+
+#include "sluice/mpi.h"
+#endif
+
+namespace sluice {
+namespace adios2_engine {
+namespace {
+
+// The parameters that are ADIOS2's, not Sluice's.
+bool Adios2Parameter(const std::string& key) {
+  return key == "PluginName" || key == "PluginLibrary" || key == "Profile";
+}
+
+// The context an IO's output goes to: its name, with every character a
+// context name cannot hold made '_', and ".sluice".
+std::string ContextFor(const std::string& io) {
+  std::string n = io.substr(0, 120);
+  for (char& c : n) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  if (n.empty() || n[0] == '.') n = "io" + n;
+  return n + ".sluice";
+}
+
+uint64_t Elements(const std::vector<uint64_t>& count) {
+  uint64_t n = 1;
+  for (uint64_t c : count) {
+    if (c != 0 && n > UINT64_MAX / c) {
+      throw std::invalid_argument("sluice ADIOS2 engine: a block of more than 2^64 elements");
+    }
+    n *= c;
+  }
+  return n;
+}
+
+template <class T>
+void MinMax(const T* values, uint64_t n, Block* b) {
+  if constexpr (std::is_arithmetic<T>::value) {
+    if (n == 0) return;
+    auto mm = std::minmax_element(values, values + n);
+    b->min.assign(reinterpret_cast<const char*>(mm.first), sizeof(T));
+    b->max.assign(reinterpret_cast<const char*>(mm.second), sizeof(T));
+  } else {
+    (void)values;
+    (void)n;
+    (void)b;
+  }
+}
+
+}  // namespace
+
+#if ADIOS2_USE_MPI
+SluiceEngine::SluiceEngine(adios2::IO io, const std::string& name,
+                           adios2::Mode mode, MPI_Comm comm)
+    : PluginEngineInterface(io, name, mode, comm) {}
+#endif
+
+SluiceEngine::SluiceEngine(adios2::IO io, const std::string& name,
+                           adios2::Mode mode)
+    : PluginEngineInterface(io, name, mode) {}
+
+SluiceEngine::~SluiceEngine() {
+  // Not closed: the step in progress is not committed (Dataset's and
+  // Context's destructors leave it uncommitted, to be reclaimed).
+}
+
+void SluiceEngine::Fail(const std::string& what, const Status& s) const {
+  throw std::runtime_error("sluice ADIOS2 engine (io " + m_IO.Name() + "): " +
+                           what + ": " + s.ToString());
+}
+
+void SluiceEngine::Fail(const std::string& what) const {
+  throw std::invalid_argument("sluice ADIOS2 engine (io " + m_IO.Name() +
+                              "): " + what);
+}
+
+bool SluiceEngine::writing() const {
+  return m_OpenMode == adios2::Mode::Write || m_OpenMode == adios2::Mode::Append;
+}
+
+void SluiceEngine::Init() {
+  if (m_OpenMode == adios2::Mode::ReadRandomAccess) {
+    Fail("Mode::ReadRandomAccess is not supported: open with Mode::Read and "
+         "read the steps with BeginStep/EndStep");
+  }
+  if (!writing() && m_OpenMode != adios2::Mode::Read) {
+    Fail("unknown open mode");
+  }
+  context_name_ = ContextFor(m_IO.Name());
+  for (const auto& [key, value] : m_IO.Parameters()) {
+    if (Adios2Parameter(key)) continue;
+    if (key == "DatasetName") {
+      dataset_name_ = value;
+    } else if (key == "ContextName") {
+      context_name_ = value;
+    } else if (key == "BufferChunkSize") {
+      settings_.emplace_back("write_buffer_size", value);
+    } else {
+      bool known = false;
+      for (const ConfigVariable& v : Config::Variables()) {
+        if (key == v.name) known = true;
+      }
+      if (!known) {
+        Fail("unknown parameter " + key + " (did you mean " +
+             Config::ClosestName(key) +
+             "? The engine takes ContextName, DatasetName, BufferChunkSize and "
+             "Sluice's configuration variables, docs/CONFIG.md)");
+      }
+      settings_.emplace_back(key, value);
+    }
+  }
+  OpenContext();
+  if (m_OpenMode == adios2::Mode::Read) {
+    std::vector<DatasetIdInfo> ids;
+    Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
+    for (const DatasetIdInfo& i : ids) {
+      if (i.state == IdState::kCommitted) ids_.push_back(i);
+    }
+    return;
+  }
+  std::vector<DatasetIdInfo> ids;
+  Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
+  int64_t next = 0;
+  for (const DatasetIdInfo& i : ids) {
+    if (i.state != IdState::kCommitted) continue;
+    if (m_OpenMode == adios2::Mode::Write) {
+      // Mode::Write replaces the output: an earlier run's steps go.
+      Check("removing step " + std::to_string(i.id) + " of an earlier run",
+            ctx_->UnlinkId(dataset_name_, i.id));
+    } else {
+      next = std::max(next, i.id + 1);
+    }
+  }
+  step_ = static_cast<size_t>(next);
+}
+
+void SluiceEngine::OpenContext() {
+  Config config;
+  for (const auto& [k, v] : settings_) {
+    Check("parameter " + k, config.Set(k, v));
+  }
+  Status s;
+#if ADIOS2_USE_MPI
+  s = mpi::InitContext(m_Comm, context_name_, config, &ctx_);
+#elif SLUICE_ADIOS2_WITH_MPI
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  if (initialised && !finalised) {
+    s = mpi::InitContext(MPI_COMM_WORLD, context_name_, config, &ctx_);
+  } else {
+    s = Context::InitSingle(context_name_, config, &ctx_);
+  }
+#else
+  s = Context::InitSingle(context_name_, config, &ctx_);
+#endif
+  Check("opening context " + context_name_, s);
+}
+
+adios2::StepStatus SluiceEngine::BeginStep(adios2::StepMode mode,
+                                           const float timeout_seconds) {
+  (void)timeout_seconds;
+  if (closed_) Fail("BeginStep after Close");
+  if (in_step_) Fail("BeginStep inside a step (EndStep first)");
+  if (writing()) {
+    if (mode != adios2::StepMode::Append) Fail("BeginStep for writing takes StepMode::Append");
+    OpenWriteStep();
+    return adios2::StepStatus::OK;
+  }
+  if (mode != adios2::StepMode::Read) Fail("BeginStep for reading takes StepMode::Read");
+  if (step_ >= ids_.size()) {
+    // Steps a writer committed since: they are offered too.
+    std::vector<DatasetIdInfo> ids;
+    Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
+    for (const DatasetIdInfo& i : ids) {
+      if (i.state == IdState::kCommitted &&
+          (ids_.empty() || i.id > ids_.back().id)) {
+        ids_.push_back(i);
+      }
+    }
+    if (step_ >= ids_.size()) return adios2::StepStatus::EndOfStream;
+  }
+  LoadStep();
+  in_step_ = true;
+  return adios2::StepStatus::OK;
+}
+
+size_t SluiceEngine::CurrentStep() const { return step_; }
+
+size_t SluiceEngine::Steps() const { return writing() ? step_ : ids_.size(); }
+
+void SluiceEngine::OpenWriteStep() {
+  Status s = ctx_->OpenDataset(dataset_name_, static_cast<int64_t>(step_),
+                               kDatasetWrite, &ds_);
+  Check("opening step " + std::to_string(step_), s);
+  s = ds_->OpenElement("adios2.data", ElementKind::kUnique, &data_);
+  Check("opening step " + std::to_string(step_) + "'s data", s);
+  data_end_ = 0;
+  index_ = StepIndex();
+  index_.rank = static_cast<uint32_t>(ctx_->rank());
+  index_.step = step_;
+  deferred_.clear();
+  in_step_ = true;
+}
+
+template <class T>
+void SluiceEngine::Put(adios2::Variable<T> v, const T* values, bool deferred) {
+  if (closed_) Fail("Put after Close");
+  if (!writing()) Fail("Put on an engine opened for reading");
+  if (!in_step_) OpenWriteStep();  // no BeginStep: one step until Close
+  Block b;
+  b.var = v.Name();
+  b.type = adios2::GetType<T>();
+  switch (v.ShapeID()) {
+    case adios2::ShapeID::GlobalValue:
+      b.shape_id = Shape::kGlobalValue;
+      break;
+    case adios2::ShapeID::LocalValue:
+      b.shape_id = Shape::kLocalValue;
+      break;
+    case adios2::ShapeID::GlobalArray: {
+      b.shape_id = Shape::kGlobalArray;
+      const adios2::Dims shape = v.Shape(), start = v.Start(), count = v.Count();
+      b.shape.assign(shape.begin(), shape.end());
+      b.start.assign(start.begin(), start.end());
+      b.count.assign(count.begin(), count.end());
+      break;
+    }
+    case adios2::ShapeID::LocalArray: {
+      b.shape_id = Shape::kLocalArray;
+      const adios2::Dims count = v.Count();
+      b.count.assign(count.begin(), count.end());
+      break;
+    }
+    default:
+      Fail("variable " + b.var + ": joined arrays are not supported");
+  }
+  if constexpr (std::is_same<T, std::string>::value) {
+    if (b.shape_id != Shape::kGlobalValue && b.shape_id != Shape::kLocalValue) {
+      Fail("variable " + b.var + ": strings are values only");
+    }
+  }
+  if (b.shape_id == Shape::kGlobalArray || b.shape_id == Shape::kLocalArray) {
+    if (b.count.size() > kMaxDims) Fail("variable " + b.var + ": more than 32 dimensions");
+    for (size_t i = 0; i < b.start.size(); ++i) {
+      if (b.start[i] > b.shape[i] || b.count[i] > b.shape[i] - b.start[i]) {
+        Fail("variable " + b.var + ": the block (start + count) lies beyond "
+             "the shape in dimension " + std::to_string(i));
+      }
+    }
+    const uint64_t n = Elements(b.count);
+    if (n > (uint64_t{1} << 62) / sizeof(T)) Fail("variable " + b.var + ": block too large");
+    b.bytes = n * sizeof(T);
+  }
+  index_.blocks.push_back(std::move(b));
+  if (deferred) {
+    deferred_.push_back({index_.blocks.size() - 1, values});
+  } else {
+    WriteBlock(&index_.blocks.back(), values);
+  }
+}
+
+void SluiceEngine::WriteBlock(Block* b, const void* values) {
+  auto write_value = [&](auto* typed) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(typed)>>;
+    if (b->shape_id == Shape::kGlobalValue || b->shape_id == Shape::kLocalValue) {
+      if constexpr (std::is_same<T, std::string>::value) {
+        b->value = *typed;
+      } else {
+        b->value.assign(reinterpret_cast<const char*>(typed), sizeof(T));
+        MinMax(typed, 1, b);
+      }
+      return;
+    }
+    if constexpr (!std::is_same<T, std::string>::value) {
+      MinMax(typed, b->bytes / sizeof(T), b);
+      b->offset = data_end_;
+      Status s = data_->Write(data_end_, typed, b->bytes);
+      Check("writing variable " + b->var, s);
+      data_end_ += b->bytes;
+    }
+  };
+  if (!WithType(b->type, values, write_value)) {
+    Fail("variable " + b->var + ": unknown type " + b->type);
+  }
+}
+
+void SluiceEngine::PerformPuts() {
+  if (!writing()) return;
+  for (const Deferred& d : deferred_) WriteBlock(&index_.blocks[d.block], d.values);
+  deferred_.clear();
+}
+
+void SluiceEngine::CollectAttributes(StepIndex* index) {
+  for (const auto& [name, info] : m_IO.AvailableAttributes()) {
+    (void)info;
+    Attr a;
+    a.name = name;
+    a.type = m_IO.AttributeType(name);
+    bool known = ForType(a.type, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      adios2::Attribute<T> attr = m_IO.InquireAttribute<T>(name);
+      if (!attr) return;
+      const std::vector<T> data = attr.Data();
+      a.is_value = attr.IsValue();
+      a.elements = data.size();
+      if constexpr (std::is_same<T, std::string>::value) {
+        a.data = EncodeStrings(data);
+      } else {
+        a.data.assign(reinterpret_cast<const char*>(data.data()),
+                      data.size() * sizeof(T));
+      }
+    });
+    if (!known) Fail("attribute " + name + ": unknown type " + a.type);
+    index->attrs.push_back(std::move(a));
+  }
+}
+
+void SluiceEngine::EndStep() {
+  if (closed_) Fail("EndStep after Close");
+  if (!in_step_) Fail("EndStep without BeginStep");
+  if (!writing()) {
+    data_elements_.clear();
+    vars_.clear();
+    step_indexes_.clear();
+    Status s = ds_->Close();
+    ds_.reset();
+    in_step_ = false;
+    ++step_;
+    Check("closing step " + std::to_string(step_ - 1), s);
+    return;
+  }
+  PerformPuts();
+  if (ctx_->rank() == 0) CollectAttributes(&index_);
+  const std::string what = "step " + std::to_string(step_);
+  Status s = data_->Close();
+  std::unique_ptr<Element> el;
+  if (s.ok()) s = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el);
+  if (s.ok()) {
+    const std::string enc = EncodeStepIndex(index_);
+    s = el->Write(0, enc.data(), enc.size());
+  }
+  if (s.ok()) s = el->Close();
+  // Collective, even after a local failure: every rank learns of it, and
+  // the step is not committed.
+  Status c = ds_->Close();
+  if (s.ok()) s = c;
+  data_.reset();
+  ds_.reset();
+  in_step_ = false;
+  Check("committing " + what, s);
+  ++step_;
+}
+
+void SluiceEngine::DoClose(const int transport_index) {
+  (void)transport_index;
+  if (closed_) return;
+  if (writing() && in_step_) EndStep();  // Puts without BeginStep
+  if (!writing() && in_step_) EndStep();
+  closed_ = true;
+  Status s = ctx_ ? ctx_->Fini() : Status::OK();
+  Check("closing", s);
+}
+
+#define SLUICE_DEFINE(T)                                                      \
+  void SluiceEngine::DoPutSync(adios2::Variable<T> v, const T* values) {      \
+    Put(v, values, false);                                                    \
+  }                                                                           \
+  void SluiceEngine::DoPutDeferred(adios2::Variable<T> v, const T* values) {  \
+    Put(v, values, true);                                                     \
+  }
+ADIOS2_FOREACH_STDTYPE_1ARG(SLUICE_DEFINE)
+#undef SLUICE_DEFINE
+
+#define SLUICE_DEFINE(T)                                                      \
+  void SluiceEngine::DoPut(adios2::Variable<T> v,                             \
+                           typename adios2::Variable<T>::Span& span,          \
+                           const bool initialize, const T& value) {           \
+    (void)span;                                                               \
+    (void)initialize;                                                         \
+    (void)value;                                                              \
+    Fail("variable " + v.Name() +                                             \
+         ": span Puts are not supported (ADIOS2's plugin interface 2 gives "  \
+         "a plugin no buffer to lend): Put the data instead");                \
+  }
+ADIOS2_FOREACH_PRIMITIVE_STDTYPE_1ARG(SLUICE_DEFINE)
+#undef SLUICE_DEFINE
+
+}  // namespace adios2_engine
+}  // namespace sluice
+
+extern "C" {
+
+#if ADIOS2_USE_MPI
+SLUICE_ADIOS2_EXPORT adios2::plugin::PluginEngineInterface* EngineCreate(
+    adios2::IO io, const std::string& name, const adios2::Mode mode,
+    MPI_Comm comm) {
+  return new sluice::adios2_engine::SluiceEngine(io, name, mode, comm);
+}
+#else
+SLUICE_ADIOS2_EXPORT adios2::plugin::PluginEngineInterface* EngineCreate(
+    adios2::IO io, const std::string& name, const adios2::Mode mode) {
+  return new sluice::adios2_engine::SluiceEngine(io, name, mode);
+}
+#endif
+
+SLUICE_ADIOS2_EXPORT void EngineDestroy(
+    adios2::plugin::PluginEngineInterface* engine) {
+  delete engine;
+}
+
+}  // extern "C"

@@ -1,0 +1,172 @@
+// Sluice's ADIOS2 plugin engine (libsluice_adios2.so), on ADIOS2's plugin
+// interface 2 (ADIOS2 >= 2.12, adios2/plugin/PluginEngineInterface.h).
+// An application selects it in its XML, no code changed:
+//
+//   <io name="checkpoint">
+//     <engine type="Plugin">
+//       <parameter key="PluginName" value="sluice"/>
+//       <parameter key="PluginLibrary" value="sluice_adios2"/>
+//       <parameter key="data_roots" value="/dev/shm/ckpt,/scratch/ckpt"/>
+//     </engine>
+//   </io>
+//
+// with ADIOS2_PLUGIN_PATH naming the directory that holds the library.
+//
+// What it stores. io.Open(NAME) opens the dataset context basename(NAME)
+// (sluice/dataset.h) in the first data root; without data_roots (or root)
+// set by a parameter, the environment or a configuration file, that root
+// is dirname(NAME), so "run/out.bp" is the directory run/out.bp, as BP5's
+// would be. Each step is one id of the dataset "steps" (parameter
+// DatasetName), committed atomically at EndStep once every rank's data is
+// durable: a reader never sees a step whose commit did not complete. In a
+// step, each rank writes its blocks one after the other into its own
+// element "adios2.data" and their index (step_index.h) into
+// "adios2.index"; rank 0's index also holds the attributes.
+//
+// Parameters: PluginName and PluginLibrary (ADIOS2's); DatasetName;
+// BufferChunkSize (the store's write_buffer_size, as LSMIO maps it);
+// Profile (ADIOS2's, ignored); and any of Sluice's configuration
+// variables by name (docs/CONFIG.md), which beat the environment and the
+// configuration file. Any other key is an error naming the closest one.
+//
+// Ranks. ADIOS2 built with MPI hands the engine its communicator, and the
+// engine's collective calls (open, EndStep, Close) run over it. ADIOS2
+// built without MPI (the PyPI wheel) gives none: under mpiexec each rank
+// opens its own serial ADIOS2, and the engine, finding MPI initialised,
+// runs over MPI_COMM_WORLD; without MPI it is rank 0 of 1. Either way
+// every rank must open, step and close together, as with BP5.
+//
+// Modes: Write (replaces the steps an earlier run left), Append (goes on
+// after the last committed step) and Read (BeginStep offers each committed
+// step in turn, then EndOfStream). Not supported, each an exception that
+// says so: ReadRandomAccess; a Get with a step selection; span Puts
+// (interface 2 gives a plugin no way to lend the application its memory:
+// ADIOS2's core asks the engine for the span's buffer, and its plugin
+// wrapper answers null); joined arrays; memory selections.
+//
+// Puts: sync Puts are written (into the store's buffers) at once; deferred
+// ones keep the application's pointer until PerformPuts or EndStep, as
+// ADIOS2 promises, and are written then, without another copy.
+// Gets are served when called (sync or deferred): a selection is assembled
+// from every block that overlaps it, whichever rank wrote it.
+#ifndef SLUICE_ADIOS2_ENGINE_H_
+#define SLUICE_ADIOS2_ENGINE_H_
+
+#include <adios2/plugin/PluginEngineInterface.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adios2/step_index.h"
+#include "sluice/dataset.h"
+
+namespace sluice {
+namespace adios2_engine {
+
+class SluiceEngine : public adios2::plugin::PluginEngineInterface {
+ public:
+#if ADIOS2_USE_MPI
+  SluiceEngine(adios2::IO io, const std::string& name, adios2::Mode mode,
+               MPI_Comm comm);
+#endif
+  SluiceEngine(adios2::IO io, const std::string& name, adios2::Mode mode);
+  ~SluiceEngine() override;
+
+  void Init() override;
+  adios2::StepStatus BeginStep(adios2::StepMode mode,
+                               const float timeout_seconds = -1.0f) override;
+  void EndStep() override;
+  size_t CurrentStep() const override;
+  void PerformPuts() override;
+  void PerformGets() override;
+  size_t Steps() const override;
+  adios2::MinVarInfo* MinBlocksInfo(const std::string& var,
+                                    const size_t step) const override;
+  void DoClose(const int transport_index = -1) override;
+
+#define SLUICE_DECLARE(T)                                                  \
+  void DoPutSync(adios2::Variable<T> v, const T* values) override;         \
+  void DoPutDeferred(adios2::Variable<T> v, const T* values) override;     \
+  void DoGetSync(adios2::Variable<T> v, T* values) override;               \
+  void DoGetDeferred(adios2::Variable<T> v, T* values) override;           \
+  void DoGetSync(adios2::Variable<T> v, T* values,                         \
+                 const adios2::core::Selection& sel) override;             \
+  void DoGetDeferred(adios2::Variable<T> v, T* values,                     \
+                     const adios2::core::Selection& sel) override;
+  ADIOS2_FOREACH_STDTYPE_1ARG(SLUICE_DECLARE)
+#undef SLUICE_DECLARE
+#define SLUICE_DECLARE(T)                                                  \
+  void DoPut(adios2::Variable<T> v, typename adios2::Variable<T>::Span& s, \
+             const bool initialize, const T& value) override;
+  ADIOS2_FOREACH_PRIMITIVE_STDTYPE_1ARG(SLUICE_DECLARE)
+#undef SLUICE_DECLARE
+
+ private:
+  // A selection to read: a box of a global array (empty count: the whole
+  // shape), or a block.
+  struct Want {
+    std::vector<uint64_t> start, count;
+    bool block = false;
+    size_t block_id = 0;
+  };
+  struct Deferred {
+    size_t block;        // in index_.blocks
+    const void* values;
+  };
+  // The blocks of one variable in the step being read.
+  struct VarBlocks {
+    std::string type;
+    Shape shape_id = Shape::kGlobalArray;
+    std::vector<uint64_t> shape;  // global arrays; local values: {blocks}
+    std::vector<std::pair<int, const Block*>> blocks;  // (writer rank, block)
+    std::vector<const char*> strings;  // string values, for MinBlocksInfo
+  };
+
+  [[noreturn]] void Fail(const std::string& what, const Status& s) const;
+  [[noreturn]] void Fail(const std::string& what) const;
+  void Check(const std::string& what, const Status& s) const {
+    if (!s.ok()) Fail(what, s);
+  }
+  bool writing() const;
+  void OpenContext();
+  // Writing.
+  void OpenWriteStep();
+  template <class T>
+  void Put(adios2::Variable<T> v, const T* values, bool deferred);
+  void WriteBlock(Block* b, const void* values);
+  void CollectAttributes(StepIndex* index);
+  // Reading.
+  void LoadStep();
+  void DefineVariables();
+  void DefineAttributes(const StepIndex& index);
+  template <class T>
+  void Get(adios2::Variable<T> v, T* values, const Want& want);
+  void ReadBox(const VarBlocks& vb, size_t elem, const Want& want, char* out);
+  Element* DataElement(int rank);
+
+  std::string context_name_;
+  std::string dataset_name_ = "steps";
+  std::vector<std::pair<std::string, std::string>> settings_;
+  std::unique_ptr<Context> ctx_;
+  std::unique_ptr<Dataset> ds_;
+  bool in_step_ = false;
+  bool closed_ = false;
+  size_t step_ = 0;  // the step being (or next) written or read
+  // Writing.
+  std::unique_ptr<Element> data_;
+  uint64_t data_end_ = 0;
+  StepIndex index_;
+  std::vector<Deferred> deferred_;
+  // Reading: the committed ids; the step's indexes and variables.
+  std::vector<DatasetIdInfo> ids_;
+  std::vector<StepIndex> step_indexes_;
+  std::map<std::string, VarBlocks> vars_;
+  std::map<int, std::unique_ptr<Element>> data_elements_;
+};
+
+}  // namespace adios2_engine
+}  // namespace sluice
+
+#endif  // SLUICE_ADIOS2_ENGINE_H_

@@ -1,0 +1,437 @@
+// The engine's reading: a step's indexes, the variables and attributes it
+// defines in the IO, and selections assembled from every writer's blocks.
+#include <adios2/cxx/Attribute.h>
+#include <adios2/cxx/Types.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "adios2/engine.h"
+#include "adios2/engine_types.h"
+
+namespace sluice {
+namespace adios2_engine {
+namespace {
+
+static_assert(std::is_same<size_t, uint64_t>::value,
+              "ADIOS2's dimensions (size_t) are stored as uint64_t");
+
+// Reads each run on its own above this; below, the span of the block that
+// holds the runs is read once (up to kMaxSpan) and the runs copied out.
+constexpr uint64_t kDirectRun = 1u << 20;
+constexpr uint64_t kMaxSpan = 64u << 20;
+
+}  // namespace
+
+Element* SluiceEngine::DataElement(int rank) {
+  auto it = data_elements_.find(rank);
+  if (it != data_elements_.end()) return it->second.get();
+  std::unique_ptr<Element> el;
+  Status s = ds_->OpenElement("adios2.data", ElementKind::kUnique, &el, rank);
+  Check("step " + std::to_string(step_) + ": rank " + std::to_string(rank) +
+            "'s data",
+        s);
+  return (data_elements_[rank] = std::move(el)).get();
+}
+
+void SluiceEngine::LoadStep() {
+  const DatasetIdInfo& info = ids_[step_];
+  const std::string what = "step " + std::to_string(step_) + " (id " +
+                           std::to_string(info.id) + " of dataset " +
+                           dataset_name_ + ")";
+  Status s = ctx_->OpenDataset(dataset_name_, info.id, kDatasetRead, &ds_);
+  Check("opening " + what, s);
+  step_indexes_.assign(static_cast<size_t>(info.ranks), StepIndex());
+  for (int r = 0; r < info.ranks; ++r) {
+    const std::string who = what + ", rank " + std::to_string(r);
+    std::unique_ptr<Element> el;
+    s = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el, r);
+    Check("opening the index of " + who, s);
+    std::string data(el->size(), '\0');
+    size_t got = 0;
+    s = el->Read(0, data.data(), data.size(), &got);
+    if (s.ok() && got != data.size()) s = Status::Corruption("short read");
+    Check("reading the index of " + who, s);
+    StepIndex& x = step_indexes_[static_cast<size_t>(r)];
+    Check("the index of " + who, DecodeStepIndex(data, who, &x));
+    if (x.rank != static_cast<uint32_t>(r) ||
+        x.step != static_cast<uint64_t>(info.id)) {
+      Fail("the index of " + who + " says rank " + std::to_string(x.rank) +
+           ", step " + std::to_string(x.step));
+    }
+  }
+  DefineVariables();
+  if (!step_indexes_.empty()) DefineAttributes(step_indexes_[0]);
+}
+
+void SluiceEngine::DefineVariables() {
+  vars_.clear();
+  for (size_t r = 0; r < step_indexes_.size(); ++r) {
+    for (const Block& b : step_indexes_[r].blocks) {
+      VarBlocks& vb = vars_[b.var];
+      if (vb.blocks.empty()) {
+        vb.type = b.type;
+        vb.shape_id = b.shape_id;
+        vb.shape = b.shape;
+      } else if (vb.type != b.type || vb.shape_id != b.shape_id ||
+                 vb.shape != b.shape) {
+        Fail("step " + std::to_string(step_) + ": variable " + b.var +
+             "'s blocks disagree on its type or shape (rank " +
+             std::to_string(r) + ")");
+      }
+      vb.blocks.emplace_back(static_cast<int>(r), &b);
+      vb.strings.push_back(b.value.c_str());
+    }
+  }
+  for (auto& [name, vb] : vars_) {
+    if (vb.shape_id == Shape::kLocalValue) vb.shape = {vb.blocks.size()};
+    const std::string have = m_IO.VariableType(name);
+    if (!have.empty() && have != vb.type) m_IO.RemoveVariable(name);
+    const bool known = ForType(vb.type, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      adios2::Variable<T> v = m_IO.InquireVariable<T>(name);
+      const adios2::Dims shape(vb.shape.begin(), vb.shape.end());
+      switch (vb.shape_id) {
+        case Shape::kGlobalArray:
+        case Shape::kLocalValue:
+          if (!v) {
+            m_IO.DefineVariable<T>(name, shape, adios2::Dims(shape.size(), 0),
+                                   shape);
+          } else {
+            v.SetShape(shape);
+          }
+          break;
+        case Shape::kGlobalValue:
+          if (!v) m_IO.DefineVariable<T>(name);
+          break;
+        case Shape::kLocalArray:
+          if (!v) {
+            const auto& c = vb.blocks[0].second->count;
+            m_IO.DefineVariable<T>(name, {}, {}, adios2::Dims(c.begin(), c.end()));
+          }
+          break;
+      }
+    });
+    if (!known) Fail("variable " + name + ": unknown type " + vb.type);
+  }
+}
+
+void SluiceEngine::DefineAttributes(const StepIndex& index) {
+  for (const Attr& a : index.attrs) {
+    const bool known = ForType(a.type, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      if constexpr (std::is_same<T, std::string>::value) {
+        std::vector<std::string> v;
+        Check("attribute " + a.name, DecodeStrings(a.data, a.elements, &v));
+        if (a.is_value && v.size() == 1) {
+          m_IO.DefineAttribute<std::string>(a.name, v[0], "", "/", true);
+        } else {
+          m_IO.DefineAttribute<std::string>(a.name, v.data(), v.size(), "",
+                                            "/", true);
+        }
+      } else {
+        if (a.elements == 0 || a.data.size() / sizeof(T) != a.elements ||
+            a.data.size() % sizeof(T) != 0) {
+          Fail("attribute " + a.name + ": " + std::to_string(a.data.size()) +
+               " bytes for " + std::to_string(a.elements) + " elements of " +
+               a.type);
+        }
+        std::vector<T> v(a.elements);
+        memcpy(v.data(), a.data.data(), a.data.size());
+        if (a.is_value && v.size() == 1) {
+          m_IO.DefineAttribute<T>(a.name, v[0], "", "/", true);
+        } else {
+          m_IO.DefineAttribute<T>(a.name, v.data(), v.size(), "", "/", true);
+        }
+      }
+    });
+    if (!known) Fail("attribute " + a.name + ": unknown type " + a.type);
+  }
+}
+
+template <class T>
+void SluiceEngine::Get(adios2::Variable<T> v, T* values, const Want& want) {
+  if (closed_) Fail("Get after Close");
+  if (writing()) Fail("Get on an engine opened for writing");
+  if (!in_step_) Fail("Get outside a step (BeginStep first)");
+  const std::string name = v.Name();
+  auto it = vars_.find(name);
+  if (it == vars_.end()) {
+    Fail("variable " + name + " has no data in step " + std::to_string(step_));
+  }
+  const VarBlocks& vb = it->second;
+  if (vb.type != adios2::GetType<T>()) {
+    Fail("variable " + name + " is " + vb.type + ", not " + adios2::GetType<T>());
+  }
+  auto value_of = [&](const Block& b, T* out) {
+    if constexpr (std::is_same<T, std::string>::value) {
+      *out = b.value;
+    } else {
+      if (b.value.size() != sizeof(T)) {
+        Fail("variable " + name + ": a value of " +
+             std::to_string(b.value.size()) + " bytes");
+      }
+      memcpy(static_cast<void*>(out), b.value.data(), sizeof(T));
+    }
+  };
+  switch (vb.shape_id) {
+    case Shape::kGlobalValue:
+      value_of(*vb.blocks[0].second, values);
+      return;
+    case Shape::kLocalValue: {
+      uint64_t first = 0, n = vb.blocks.size();
+      if (want.block) {
+        first = want.block_id;
+        n = 1;
+      } else if (!want.count.empty()) {
+        if (want.start.size() != 1 || want.count.size() != 1) {
+          Fail("variable " + name + ": a local value reads as a 1-D array");
+        }
+        first = want.start[0];
+        n = want.count[0];
+      }
+      if (first > vb.blocks.size() || n > vb.blocks.size() - first) {
+        Fail("variable " + name + ": selection beyond its " +
+             std::to_string(vb.blocks.size()) + " values");
+      }
+      for (uint64_t i = 0; i < n; ++i) value_of(*vb.blocks[first + i].second, values + i);
+      return;
+    }
+    case Shape::kLocalArray: {
+      if (want.block_id >= vb.blocks.size()) {
+        Fail("variable " + name + ": block " + std::to_string(want.block_id) +
+             " of " + std::to_string(vb.blocks.size()));
+      }
+      if constexpr (!std::is_same<T, std::string>::value) {
+        const auto& [rank, b] = vb.blocks[want.block_id];
+        size_t got = 0;
+        Status s = DataElement(rank)->Read(b->offset, values, b->bytes, &got);
+        if (s.ok() && got != b->bytes) s = Status::Corruption("its data ends early");
+        Check("variable " + name + ", block " + std::to_string(want.block_id), s);
+      }
+      return;
+    }
+    case Shape::kGlobalArray:
+      if constexpr (!std::is_same<T, std::string>::value) {
+        if (want.block) {  // one block, whole
+          if (want.block_id >= vb.blocks.size()) {
+            Fail("variable " + name + ": block " + std::to_string(want.block_id) +
+                 " of " + std::to_string(vb.blocks.size()));
+          }
+          Want box;
+          box.start = vb.blocks[want.block_id].second->start;
+          box.count = vb.blocks[want.block_id].second->count;
+          ReadBox(vb, sizeof(T), box, reinterpret_cast<char*>(values));
+        } else {
+          ReadBox(vb, sizeof(T), want, reinterpret_cast<char*>(values));
+        }
+      }
+      return;
+  }
+}
+
+void SluiceEngine::ReadBox(const VarBlocks& vb, size_t elem, const Want& want,
+                           char* out) {
+  const std::string& name = vb.blocks[0].second->var;
+  const size_t nd = vb.shape.size();
+  std::vector<uint64_t> s0 = want.start, sc = want.count;
+  if (sc.empty()) {
+    s0.assign(nd, 0);
+    sc = vb.shape;
+  }
+  if (s0.size() != nd || sc.size() != nd) {
+    Fail("variable " + name + ": a selection of " + std::to_string(sc.size()) +
+         " dimensions in a variable of " + std::to_string(nd));
+  }
+  for (size_t i = 0; i < nd; ++i) {
+    if (s0[i] > vb.shape[i] || sc[i] > vb.shape[i] - s0[i]) {
+      Fail("variable " + name + ": the selection lies beyond the shape in "
+           "dimension " + std::to_string(i));
+    }
+  }
+  if (nd == 0) return;
+  // Strides, in elements, of the selection (the output) and of a block.
+  std::vector<uint64_t> sstride(nd, 1), bstride(nd, 1), lo(nd), hi(nd), idx(nd);
+  for (size_t i = nd - 1; i > 0; --i) sstride[i - 1] = sstride[i] * sc[i];
+  std::string tmp;
+  for (const auto& [rank, b] : vb.blocks) {
+    bool empty = false;
+    for (size_t i = 0; i < nd; ++i) {
+      lo[i] = std::max(s0[i], b->start[i]);
+      hi[i] = std::min(s0[i] + sc[i], b->start[i] + b->count[i]);
+      if (lo[i] >= hi[i]) empty = true;
+    }
+    if (empty) continue;
+    uint64_t n = 1;
+    for (uint64_t c : b->count) n *= c;
+    if (b->bytes != n * elem) {
+      Fail("variable " + name + ": a block of " + std::to_string(b->bytes) +
+           " bytes for " + std::to_string(n) + " elements (rank " +
+           std::to_string(rank) + ")");
+    }
+    for (size_t i = nd - 1; i > 0; --i) bstride[i - 1] = bstride[i] * b->count[i];
+    // Dimensions k+1.. are whole in both the block and the selection: a
+    // run is contiguous in each across them and dimension k's range.
+    size_t k = nd - 1;
+    auto whole = [&](size_t j) {
+      return lo[j] == b->start[j] && hi[j] == b->start[j] + b->count[j] &&
+             lo[j] == s0[j] && hi[j] == s0[j] + sc[j];
+    };
+    while (k > 0 && whole(k)) --k;
+    const uint64_t run = (hi[k] - lo[k]) * bstride[k] * elem;
+    uint64_t runs = 1;
+    for (size_t j = 0; j < k; ++j) runs *= hi[j] - lo[j];
+    auto boff = [&]() {  // of idx in the block, in elements
+      uint64_t o = 0;
+      for (size_t j = 0; j < nd; ++j) o += (idx[j] - b->start[j]) * bstride[j];
+      return o;
+    };
+    auto soff = [&]() {
+      uint64_t o = 0;
+      for (size_t j = 0; j < nd; ++j) o += (idx[j] - s0[j]) * sstride[j];
+      return o;
+    };
+    Element* el = DataElement(rank);
+    auto read = [&](uint64_t at, char* to, uint64_t len) {
+      size_t got = 0;
+      Status s = el->Read(b->offset + at, to, len, &got);
+      if (s.ok() && got != len) s = Status::Corruption("its data ends early");
+      Check("variable " + name + ", the block of rank " + std::to_string(rank), s);
+    };
+    // The span of the block the runs lie in.
+    idx = lo;
+    const uint64_t first = boff() * elem;
+    for (size_t j = 0; j < nd; ++j) idx[j] = j <= k ? hi[j] - 1 : lo[j];
+    idx[k] = lo[k];
+    const uint64_t span = boff() * elem + run - first;
+    const bool direct = runs == 1 || run >= kDirectRun || span > kMaxSpan;
+    if (!direct) {
+      tmp.resize(span);
+      read(first, tmp.data(), span);
+    }
+    idx = lo;
+    for (uint64_t r = 0; r < runs; ++r) {
+      const uint64_t from = boff() * elem;
+      char* to = out + soff() * elem;
+      if (direct) {
+        read(from, to, run);
+      } else {
+        memcpy(to, tmp.data() + (from - first), run);
+      }
+      // The next run: dimensions k-1 down to 0, as an odometer.
+      for (size_t j = k; j-- > 0;) {
+        if (++idx[j] < hi[j]) break;
+        idx[j] = lo[j];
+      }
+    }
+  }
+}
+
+void SluiceEngine::PerformGets() {}
+
+adios2::MinVarInfo* SluiceEngine::MinBlocksInfo(const std::string& var,
+                                                const size_t step) const {
+  if (writing() || !in_step_ || step != step_) {
+    Fail("BlocksInfo of step " + std::to_string(step) +
+         ": the engine knows the blocks of the step it is in (" +
+         (in_step_ && !writing() ? std::to_string(step_) : std::string("none")) +
+         ")");
+  }
+  auto it = vars_.find(var);
+  if (it == vars_.end()) return nullptr;
+  const VarBlocks& vb = it->second;
+  int dims = 0;
+  const size_t* shape = nullptr;
+  switch (vb.shape_id) {
+    case Shape::kGlobalArray:
+    case Shape::kLocalValue:
+      dims = static_cast<int>(vb.shape.size());
+      shape = vb.shape.data();
+      break;
+    case Shape::kLocalArray:
+      dims = static_cast<int>(vb.blocks[0].second->count.size());
+      break;
+    case Shape::kGlobalValue:
+      break;
+  }
+  auto* info = new adios2::MinVarInfo(dims, shape);
+  info->Step = step;
+  info->WasLocalValue = vb.shape_id == Shape::kLocalValue;
+  info->IsValue = vb.shape_id == Shape::kLocalValue ||
+                  vb.shape_id == Shape::kGlobalValue;
+  const bool is_string = vb.type == adios2::GetType<std::string>();
+  for (size_t i = 0; i < vb.blocks.size(); ++i) {
+    const auto& [rank, b] = vb.blocks[i];
+    adios2::MinBlockInfo bi;
+    bi.WriterID = rank;
+    bi.BlockID = i;
+    if (info->WasLocalValue) {
+      // ADIOS2 reads a local value's start and count as the values.
+      bi.Start = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(i));
+      bi.Count = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(1));
+    } else {
+      bi.Start = b->start.empty() ? nullptr : b->start.data();
+      bi.Count = b->count.empty() ? nullptr : b->count.data();
+    }
+    memset(&bi.MinMax, 0, sizeof bi.MinMax);
+    if (!b->min.empty() && b->min.size() <= sizeof bi.MinMax.MinUnion) {
+      memcpy(&bi.MinMax.MinUnion, b->min.data(), b->min.size());
+      memcpy(&bi.MinMax.MaxUnion, b->max.data(), b->max.size());
+    }
+    if (info->IsValue) {
+      const void* p = is_string ? static_cast<const void*>(&vb.strings[i])
+                                : static_cast<const void*>(b->value.data());
+      bi.BufferP = const_cast<void*>(p);
+    }
+    info->BlocksInfo.push_back(bi);
+  }
+  return info;
+}
+
+#define SLUICE_DEFINE(T)                                                       \
+  void SluiceEngine::DoGetSync(adios2::Variable<T> v, T* values) {             \
+    Want w;                                                                    \
+    const adios2::Dims start = v.Start(), count = v.Count();                   \
+    w.start.assign(start.begin(), start.end());                                \
+    w.count.assign(count.begin(), count.end());                                \
+    if (v.ShapeID() == adios2::ShapeID::LocalArray) {                          \
+      w.block = true;                                                          \
+      w.block_id = v.BlockID();                                                \
+    }                                                                          \
+    Get(v, values, w);                                                         \
+  }                                                                            \
+  void SluiceEngine::DoGetDeferred(adios2::Variable<T> v, T* values) {         \
+    DoGetSync(v, values);                                                      \
+  }                                                                            \
+  void SluiceEngine::DoGetSync(adios2::Variable<T> v, T* values,               \
+                               const adios2::core::Selection& sel) {           \
+    if (sel.GetStepStart() != 0 || sel.GetStepCount() != 1) {                 \
+      Fail("variable " + v.Name() +                                            \
+           ": step selections are not supported (read each step between "     \
+           "BeginStep and EndStep)");                                          \
+    }                                                                          \
+    if (sel.HasMemorySelection()) {                                            \
+      Fail("variable " + v.Name() + ": memory selections are not supported"); \
+    }                                                                          \
+    Want w;                                                                    \
+    if (sel.HasBlockSelection()) {                                             \
+      w.block = true;                                                          \
+      w.block_id = sel.GetBlockID();                                           \
+    } else if (sel.GetSelectionType() == adios2::SelectionType::BoundingBox) { \
+      const adios2::Dims& start = sel.GetStart();                              \
+      const adios2::Dims& count = sel.GetCount();                              \
+      w.start.assign(start.begin(), start.end());                              \
+      w.count.assign(count.begin(), count.end());                              \
+    }                                                                          \
+    Get(v, values, w);                                                         \
+  }                                                                            \
+  void SluiceEngine::DoGetDeferred(adios2::Variable<T> v, T* values,           \
+                                   const adios2::core::Selection& sel) {       \
+    DoGetSync(v, values, sel);                                                 \
+  }
+ADIOS2_FOREACH_STDTYPE_1ARG(SLUICE_DEFINE)
+#undef SLUICE_DEFINE
+
+}  // namespace adios2_engine
+}  // namespace sluice

@@ -1,0 +1,47 @@
+// ADIOS2's type names to C++ types, for the engine's stored blocks and
+// attributes.
+#ifndef SLUICE_ADIOS2_ENGINE_TYPES_H_
+#define SLUICE_ADIOS2_ENGINE_TYPES_H_
+
+#include <adios2/common/ADIOSMacros.h>
+#include <adios2/cxx/Types.h>
+
+#include <complex>
+#include <string>
+
+#if defined(__GNUC__)
+#define SLUICE_ADIOS2_EXPORT __attribute__((visibility("default")))
+#else
+#define SLUICE_ADIOS2_EXPORT
+#endif
+
+namespace sluice {
+namespace adios2_engine {
+
+// Calls f(static_cast<T*>(nullptr)) for the type T that ADIOS2 names
+// `type` (adios2::GetType<T>()); false when no type has that name.
+template <class F>
+bool ForType(const std::string& type, F&& f) {
+#define SLUICE_TRY(T)                      \
+  if (type == adios2::GetType<T>()) {      \
+    f(static_cast<T*>(nullptr));           \
+    return true;                           \
+  }
+  ADIOS2_FOREACH_STDTYPE_1ARG(SLUICE_TRY)
+#undef SLUICE_TRY
+  return false;
+}
+
+// Calls f(static_cast<const T*>(p)) for the type T named `type`.
+template <class F>
+bool WithType(const std::string& type, const void* p, F&& f) {
+  return ForType(type, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    f(static_cast<const T*>(p));
+  });
+}
+
+}  // namespace adios2_engine
+}  // namespace sluice
+
+#endif  // SLUICE_ADIOS2_ENGINE_TYPES_H_

@@ -1,0 +1,82 @@
+// An ADIOS2 application that knows nothing of Sluice: the XML file picks
+// its engine (the io "checkpoint"). Every rank writes, each step:
+//   temperature  double global array {ranks * 100}, this rank's 100
+//   cells        int32 global array {ranks * 8, 6}, this rank's 8 rows
+//   rank_id      int32 local value, rank * 1000 + step
+//   time         double global value (rank 0), step * 0.5
+// and the attributes units = "kelvin" and scale = 2.5. temperature goes
+// out deferred (written at EndStep), the rest sync. The values are a
+// function of (step, global index): adios2_reader checks them.
+//   adios2_writer XML OUTPUT STEPS [--die-in-step K]
+// --die-in-step K: in step K (1-based), once every rank has put its data
+// and performed the puts, every rank kills itself with SIGKILL.
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <adios2.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test_values.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 4) {
+    fprintf(stderr, "usage: adios2_writer XML OUTPUT STEPS [--die-in-step K]\n");
+    return 2;
+  }
+  const std::string xml = argv[1], output = argv[2];
+  const int steps = atoi(argv[3]);
+  int die_in = 0;
+  if (argc >= 6 && strcmp(argv[4], "--die-in-step") == 0) die_in = atoi(argv[5]);
+  using namespace sluice_adios2_test;
+  try {
+    adios2::ADIOS adios(xml);
+    adios2::IO io = adios.DeclareIO("checkpoint");
+    const size_t n = static_cast<size_t>(size);
+    const size_t r = static_cast<size_t>(rank);
+    auto temperature = io.DefineVariable<double>(
+        "temperature", {n * kPerRank}, {r * kPerRank}, {kPerRank});
+    auto cells = io.DefineVariable<int32_t>(
+        "cells", {n * kRows, kCols}, {r * kRows, 0}, {kRows, kCols});
+    auto rank_id = io.DefineVariable<int32_t>("rank_id", {adios2::LocalValueDim});
+    auto time = io.DefineVariable<double>("time");
+    io.DefineAttribute<std::string>("units", "kelvin");
+    io.DefineAttribute<double>("scale", 2.5);
+    adios2::Engine engine = io.Open(output, adios2::Mode::Write);
+    for (int s = 0; s < steps; ++s) {
+      std::vector<double> t(kPerRank);
+      for (size_t i = 0; i < kPerRank; ++i) t[i] = Temperature(s, r * kPerRank + i);
+      std::vector<int32_t> c(kRows * kCols);
+      for (size_t i = 0; i < kRows; ++i) {
+        for (size_t j = 0; j < kCols; ++j) c[i * kCols + j] = Cell(s, r * kRows + i, j);
+      }
+      engine.BeginStep();
+      engine.Put(temperature, t.data());  // deferred: read at EndStep
+      engine.Put(cells, c.data(), adios2::Mode::Sync);
+      engine.Put(rank_id, RankId(s, rank), adios2::Mode::Sync);
+      if (rank == 0) engine.Put(time, Time(s), adios2::Mode::Sync);
+      if (s + 1 == die_in) {
+        engine.PerformPuts();
+        MPI_Barrier(MPI_COMM_WORLD);
+        fprintf(stderr, "adios2_writer: rank %d kills itself in step %d\n", rank, s + 1);
+        kill(getpid(), SIGKILL);
+      }
+      engine.EndStep();
+    }
+    engine.Close();
+  } catch (const std::exception& e) {
+    fprintf(stderr, "adios2_writer rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return 0;
+}
