@@ -19,6 +19,9 @@ std::unique_ptr<Api> MakeHdf5Api(const Params& p);
 std::unique_ptr<Api> MakeAdios2Api(const Params& p);
 std::unique_ptr<Api> MakeAdios2BbApi(const Params& p);
 #endif
+#ifdef SLUICE_BENCH_ADIOS2_PLUGIN
+std::unique_ptr<Api> MakeSluiceAdios2Api(const Params& p);
+#endif
 
 std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
                              std::string* why_not) {
@@ -42,6 +45,15 @@ std::unique_ptr<Api> MakeApi(const std::string& name, const Params& p,
     return name == "ADIOS2" ? MakeAdios2Api(p) : MakeAdios2BbApi(p);
 #else
     *why_not = "built without ADIOS2 (pip install adios2 and rebuild)";
+    return nullptr;
+#endif
+  }
+  if (name == "SLUICE-ADIOS2") {
+#ifdef SLUICE_BENCH_ADIOS2_PLUGIN
+    return MakeSluiceAdios2Api(p);
+#else
+    *why_not = "built without the ADIOS2 plugin engine (pip install adios2 "
+               ">= 2.12 and rebuild)";
     return nullptr;
 #endif
   }

@@ -24,8 +24,8 @@ const std::vector<std::string>& KnownApis() {
   static const std::vector<std::string> apis = {
       "POSIX",          "MPIIO",        "HDF5",      "ADIOS2",
       "ADIOS2-BB",      "SLUICE-KV",    "SLUICE-STREAM",
-      "SLUICE-DATASET", "SLUICE-POSIX", "DEVICE-LIMIT", "FIO-SYNC",
-      "FIO-OVERWRITE"};
+      "SLUICE-DATASET", "SLUICE-POSIX", "SLUICE-ADIOS2", "DEVICE-LIMIT",
+      "FIO-SYNC",       "FIO-OVERWRITE"};
   return apis;
 }
 
@@ -72,6 +72,9 @@ std::string Usage() {
          "                   libsluice_preload.so (SLUICE_PRELOAD_LIB), files\n"
          "                   under SLUICE_MOUNT (default <-o>.mnt), stores in\n"
          "                   SLUICE_ROOT (default <-o>.sluiceposix);\n"
+         "                   SLUICE-ADIOS2 is ADIOS2 (as -a ADIOS2 calls it)\n"
+         "                   with Sluice's plugin engine, libsluice_adios2,\n"
+         "                   stores in <-o>.sluiceadios2;\n"
          "                   ADIOS2-BB is ADIOS2's BP4 engine writing to the\n"
          "                   fast root (BurstBufferPath) and draining to the\n"
          "                   slow one: it needs --fast-root and --slow-root)\n"

@@ -12,7 +12,9 @@
 
 #include <cctype>
 
+#include "adios2/contexts.h"
 #include "adios2/engine_types.h"
+#include "adios2/stats.h"
 #include "sluice/config.h"
 #if SLUICE_ADIOS2_WITH_MPI
 #include <mpi.h>
@@ -55,9 +57,10 @@ template <class T>
 void MinMax(const T* values, uint64_t n, Block* b) {
   if constexpr (std::is_arithmetic<T>::value) {
     if (n == 0) return;
-    auto mm = std::minmax_element(values, values + n);
-    b->min.assign(reinterpret_cast<const char*>(mm.first), sizeof(T));
-    b->max.assign(reinterpret_cast<const char*>(mm.second), sizeof(T));
+    T lo, hi;
+    MinMaxOf(values, n, &lo, &hi);
+    b->min.assign(reinterpret_cast<const char*>(&lo), sizeof(T));
+    b->max.assign(reinterpret_cast<const char*>(&hi), sizeof(T));
   } else {
     (void)values;
     (void)n;
@@ -129,15 +132,13 @@ void SluiceEngine::Init() {
   }
   OpenContext();
   if (m_OpenMode == adios2::Mode::Read) {
-    std::vector<DatasetIdInfo> ids;
-    Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
-    for (const DatasetIdInfo& i : ids) {
-      if (i.state == IdState::kCommitted) ids_.push_back(i);
-    }
+    ListSteps();
     return;
   }
   std::vector<DatasetIdInfo> ids;
   Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
+  // Every rank has listed before any removes.
+  Barrier();
   int64_t next = 0;
   for (const DatasetIdInfo& i : ids) {
     if (i.state != IdState::kCommitted) continue;
@@ -154,23 +155,33 @@ void SluiceEngine::Init() {
 
 void SluiceEngine::OpenContext() {
   Config config;
+  std::string key = context_name_;
   for (const auto& [k, v] : settings_) {
     Check("parameter " + k, config.Set(k, v));
+    key += '\0' + k + '=' + v;
   }
   Status s;
 #if ADIOS2_USE_MPI
-  s = mpi::InitContext(m_Comm, context_name_, config, &ctx_);
-#elif SLUICE_ADIOS2_WITH_MPI
+  // The communicator ADIOS2 hands over is its own each open: no sharing.
+  std::unique_ptr<Context> own;
+  s = mpi::InitContext(m_Comm, context_name_, config, &own);
+  ctx_ = std::move(own);
+#else
+  bool over_mpi = false;
+#if SLUICE_ADIOS2_WITH_MPI
   int initialised = 0, finalised = 0;
   MPI_Initialized(&initialised);
   MPI_Finalized(&finalised);
-  if (initialised && !finalised) {
-    s = mpi::InitContext(MPI_COMM_WORLD, context_name_, config, &ctx_);
-  } else {
-    s = Context::InitSingle(context_name_, config, &ctx_);
-  }
-#else
-  s = Context::InitSingle(context_name_, config, &ctx_);
+  over_mpi = initialised && !finalised;
+#endif
+  over_mpi_ = over_mpi;
+  key += over_mpi ? "\0world" : "\0single";
+  s = AcquireContext(key, over_mpi, [&](std::unique_ptr<Context>* out) {
+#if SLUICE_ADIOS2_WITH_MPI
+    if (over_mpi) return mpi::InitContext(MPI_COMM_WORLD, context_name_, config, out);
+#endif
+    return Context::InitSingle(context_name_, config, out);
+  }, &ctx_);
 #endif
   Check("opening context " + context_name_, s);
 }
@@ -186,21 +197,75 @@ adios2::StepStatus SluiceEngine::BeginStep(adios2::StepMode mode,
     return adios2::StepStatus::OK;
   }
   if (mode != adios2::StepMode::Read) Fail("BeginStep for reading takes StepMode::Read");
-  if (step_ >= ids_.size()) {
-    // Steps a writer committed since: they are offered too.
-    std::vector<DatasetIdInfo> ids;
-    Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
-    for (const DatasetIdInfo& i : ids) {
-      if (i.state == IdState::kCommitted &&
-          (ids_.empty() || i.id > ids_.back().id)) {
-        ids_.push_back(i);
-      }
-    }
-    if (step_ >= ids_.size()) return adios2::StepStatus::EndOfStream;
-  }
+  // Steps a writer committed since: they are offered too.
+  if (step_ >= ids_.size()) ListSteps();
+  if (step_ >= ids_.size()) return adios2::StepStatus::EndOfStream;
   LoadStep();
   in_step_ = true;
   return adios2::StepStatus::OK;
+}
+
+void SluiceEngine::ListSteps() {
+  std::vector<DatasetIdInfo> ids;
+  Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
+  for (const DatasetIdInfo& i : ids) {
+    if (i.state == IdState::kCommitted && (ids_.empty() || i.id > ids_.back().id)) {
+      ids_.push_back(i);
+    }
+  }
+  ids_.resize(Least(ids_.size()));
+}
+
+void SluiceEngine::Barrier() {
+#if ADIOS2_USE_MPI
+  MPI_Barrier(m_Comm);
+#elif SLUICE_ADIOS2_WITH_MPI
+  if (over_mpi_) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+size_t SluiceEngine::Least(size_t n) {
+  unsigned long long v = n, least = n;
+#if ADIOS2_USE_MPI
+  MPI_Allreduce(&v, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m_Comm);
+#elif SLUICE_ADIOS2_WITH_MPI
+  if (over_mpi_) {
+    MPI_Allreduce(&v, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  }
+#endif
+  return static_cast<size_t>(least);
+}
+
+std::vector<std::string> SluiceEngine::AllGather(const std::string& mine) {
+#if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
+  MPI_Comm comm = MPI_COMM_NULL;
+#if ADIOS2_USE_MPI
+  comm = m_Comm;
+#elif SLUICE_ADIOS2_WITH_MPI
+  if (over_mpi_) comm = MPI_COMM_WORLD;
+#endif
+  if (comm == MPI_COMM_NULL) return {mine};
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  if (mine.size() > static_cast<size_t>(INT32_MAX)) Fail("a step index over 2 GiB");
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(n), at(n);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) {
+    if (total + lens[i] > static_cast<size_t>(INT32_MAX)) Fail("step indexes over 2 GiB");
+    at[i] = static_cast<int>(total);
+    total += lens[i];
+  }
+  std::string all(total, '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), at.data(),
+                 MPI_CHAR, comm);
+  std::vector<std::string> out(n);
+  for (int i = 0; i < n; ++i) out[i] = all.substr(at[i], lens[i]);
+  return out;
+#else
+  return {mine};
+#endif
 }
 
 size_t SluiceEngine::CurrentStep() const { return step_; }
@@ -376,8 +441,13 @@ void SluiceEngine::DoClose(const int transport_index) {
   if (writing() && in_step_) EndStep();  // Puts without BeginStep
   if (!writing() && in_step_) EndStep();
   closed_ = true;
+#if ADIOS2_USE_MPI
   Status s = ctx_ ? ctx_->Fini() : Status::OK();
+  ctx_.reset();
   Check("closing", s);
+#else
+  ctx_.reset();  // kept open for the next engine (contexts.h)
+#endif
 }
 
 #define SLUICE_DEFINE(T)                                                      \

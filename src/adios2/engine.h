@@ -122,6 +122,10 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
     std::vector<uint64_t> shape;  // global arrays; local values: {blocks}
     std::vector<std::pair<int, const Block*>> blocks;  // (writer rank, block)
     std::vector<const char*> strings;  // string values, for MinBlocksInfo
+    // Global arrays: the blocks in order of their start in dimension 0,
+    // and their longest count there, to find those a box overlaps.
+    std::vector<std::pair<uint64_t, uint32_t>> by_start;
+    uint64_t longest = 0;
   };
 
   [[noreturn]] void Fail(const std::string& what, const Status& s) const;
@@ -131,6 +135,16 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
   }
   bool writing() const;
   void OpenContext();
+  // Over the engine's ranks (none without MPI): a barrier, and the least
+  // of a number, so that every rank takes the same decision from what it
+  // read of the commit directory (a writer may commit, or an earlier rank
+  // unlink, meanwhile).
+  void Barrier();
+  size_t Least(size_t n);
+  // Every rank's `mine`, in rank order (just `mine` without MPI).
+  std::vector<std::string> AllGather(const std::string& mine);
+  // The committed ids of the dataset that every rank sees, from `from`.
+  void ListSteps();
   // Writing.
   void OpenWriteStep();
   template <class T>
@@ -149,8 +163,9 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
   std::string context_name_;
   std::string dataset_name_ = "steps";
   std::vector<std::pair<std::string, std::string>> settings_;
-  std::unique_ptr<Context> ctx_;
+  std::shared_ptr<Context> ctx_;
   std::unique_ptr<Dataset> ds_;
+  bool over_mpi_ = false;
   bool in_step_ = false;
   bool closed_ = false;
   size_t step_ = 0;  // the step being (or next) written or read

@@ -9,6 +9,7 @@
 
 #include "adios2/engine.h"
 #include "adios2/engine_types.h"
+#include "util/coding.h"
 
 namespace sluice {
 namespace adios2_engine {
@@ -42,24 +43,58 @@ void SluiceEngine::LoadStep() {
                            dataset_name_ + ")";
   Status s = ctx_->OpenDataset(dataset_name_, info.id, kDatasetRead, &ds_);
   Check("opening " + what, s);
-  step_indexes_.assign(static_cast<size_t>(info.ranks), StepIndex());
-  for (int r = 0; r < info.ranks; ++r) {
-    const std::string who = what + ", rank " + std::to_string(r);
+  // Each rank reads the indexes of writers me, me + ranks, ... (its own
+  // store's first: no other store is opened for them) and every rank gets
+  // them all. A failure travels too, so that every rank fails alike.
+  auto who = [&](int r) { return what + ", rank " + std::to_string(r); };
+  std::string mine;
+  Status bad;
+  for (int r = ctx_->rank(); r < info.ranks && bad.ok(); r += ctx_->size()) {
     std::unique_ptr<Element> el;
-    s = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el, r);
-    Check("opening the index of " + who, s);
-    std::string data(el->size(), '\0');
-    size_t got = 0;
-    s = el->Read(0, data.data(), data.size(), &got);
-    if (s.ok() && got != data.size()) s = Status::Corruption("short read");
-    Check("reading the index of " + who, s);
-    StepIndex& x = step_indexes_[static_cast<size_t>(r)];
-    Check("the index of " + who, DecodeStepIndex(data, who, &x));
-    if (x.rank != static_cast<uint32_t>(r) ||
-        x.step != static_cast<uint64_t>(info.id)) {
-      Fail("the index of " + who + " says rank " + std::to_string(x.rank) +
-           ", step " + std::to_string(x.step));
+    Status e = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el, r);
+    std::string data;
+    if (e.ok()) {
+      data.resize(el->size());
+      size_t got = 0;
+      e = el->Read(0, data.data(), data.size(), &got);
+      if (e.ok() && got != data.size()) e = Status::Corruption("short read");
     }
+    if (!e.ok()) {
+      bad = Status::IOError("reading the index of " + who(r) + ": " + e.ToString());
+      break;
+    }
+    PutFixed32(&mine, static_cast<uint32_t>(r));
+    PutFixed64(&mine, data.size());
+    mine += data;
+  }
+  const std::string tag = bad.ok() ? std::string(1, '\0') : "\1" + bad.message();
+  const std::vector<std::string> all = AllGather(tag + mine);
+  for (const std::string& part : all) {
+    if (!part.empty() && part[0] != '\0') Fail(part.substr(1));
+  }
+  step_indexes_.assign(static_cast<size_t>(info.ranks), StepIndex());
+  std::vector<bool> have(static_cast<size_t>(info.ranks), false);
+  for (const std::string& part : all) {
+    ByteReader in{std::string_view(part).substr(1)};
+    while (!in.in.empty()) {
+      const uint32_t r = in.U32();
+      const uint64_t n = in.U64();
+      const char* p = nullptr;
+      if (in.bad || r >= have.size() || have[r] || !in.Take(n, &p)) {
+        Fail("the step indexes of " + what + " came back damaged");
+      }
+      StepIndex& x = step_indexes_[r];
+      const std::string w = who(static_cast<int>(r));
+      Check("the index of " + w, DecodeStepIndex(std::string_view(p, n), w, &x));
+      if (x.rank != r || x.step != static_cast<uint64_t>(info.id)) {
+        Fail("the index of " + w + " says rank " + std::to_string(x.rank) +
+             ", step " + std::to_string(x.step));
+      }
+      have[r] = true;
+    }
+  }
+  for (size_t r = 0; r < have.size(); ++r) {
+    if (!have[r]) Fail("no index of " + who(static_cast<int>(r)));
   }
   DefineVariables();
   if (!step_indexes_.empty()) DefineAttributes(step_indexes_[0]);
@@ -86,6 +121,14 @@ void SluiceEngine::DefineVariables() {
   }
   for (auto& [name, vb] : vars_) {
     if (vb.shape_id == Shape::kLocalValue) vb.shape = {vb.blocks.size()};
+    if (vb.shape_id == Shape::kGlobalArray && !vb.shape.empty()) {
+      for (size_t i = 0; i < vb.blocks.size(); ++i) {
+        const Block& b = *vb.blocks[i].second;
+        vb.by_start.emplace_back(b.start[0], static_cast<uint32_t>(i));
+        vb.longest = std::max(vb.longest, b.count[0]);
+      }
+      std::sort(vb.by_start.begin(), vb.by_start.end());
+    }
     const std::string have = m_IO.VariableType(name);
     if (!have.empty() && have != vb.type) m_IO.RemoveVariable(name);
     const bool known = ForType(vb.type, [&](auto* tag) {
@@ -255,7 +298,13 @@ void SluiceEngine::ReadBox(const VarBlocks& vb, size_t elem, const Want& want,
   std::vector<uint64_t> sstride(nd, 1), bstride(nd, 1), lo(nd), hi(nd), idx(nd);
   for (size_t i = nd - 1; i > 0; --i) sstride[i - 1] = sstride[i] * sc[i];
   std::string tmp;
-  for (const auto& [rank, b] : vb.blocks) {
+  // The blocks that may overlap: those starting in dimension 0 within
+  // [s0 - longest + 1, s0 + sc).
+  const uint64_t from = s0[0] >= vb.longest ? s0[0] - vb.longest + 1 : 0;
+  auto first = std::lower_bound(vb.by_start.begin(), vb.by_start.end(),
+                                std::make_pair(from, uint32_t{0}));
+  for (auto it = first; it != vb.by_start.end() && it->first < s0[0] + sc[0]; ++it) {
+    const auto& [rank, b] = vb.blocks[it->second];
     bool empty = false;
     for (size_t i = 0; i < nd; ++i) {
       lo[i] = std::max(s0[i], b->start[i]);
