@@ -174,6 +174,30 @@ TEST_F(DatasetTest, AFailureInjectedAtCloseLeavesNoId) {
   }
 }
 
+TEST_F(DatasetTest, ALocalFailureGivenToCloseLeavesNoId) {
+  ASSERT_TRUE(Write(1, 10, 'a').ok());
+  std::unique_ptr<Dataset> ds;
+  ASSERT_TRUE(ctx_->OpenDataset("d", 2, kDatasetWrite, &ds).ok());
+  std::unique_ptr<Element> el;
+  ASSERT_TRUE(ds->OpenElement("e", ElementKind::kShared, &el).ok());
+  ASSERT_TRUE(el->Write(0, "bbbb", 4).ok());
+  ASSERT_TRUE(el->Close().ok());
+  Status s = ds->Close(Status::IOError("the caller's own bookkeeping failed"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("the caller's own bookkeeping failed"), std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.ToString().find("rank 0"), std::string::npos) << s.ToString();
+  std::vector<DatasetIdInfo> ids;
+  ASSERT_TRUE(ctx_->ListIds("d", &ids).ok());
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(ids[0].id, 1);
+  // An OK status is an ordinary Close.
+  ASSERT_TRUE(ctx_->OpenDataset("d", 3, kDatasetWrite, &ds).ok());
+  EXPECT_TRUE(ds->Close(Status::OK()).ok());
+  ASSERT_TRUE(ctx_->ListIds("d", &ids).ok());
+  EXPECT_EQ(ids.size(), 2u);
+}
+
 TEST_F(DatasetTest, ShouldCheckpointAnswersFromCostMtbfEndAndSignal) {
   bool now = false;
   ASSERT_TRUE(ctx_->ShouldCheckpoint("d", &now).ok());

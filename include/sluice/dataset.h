@@ -275,6 +275,11 @@ class SLUICE_EXPORT Dataset {
   // Reading: releases the stores. Collective. Idempotent (the first
   // outcome again).
   Status Close();
+  // Close, writing, by a rank that failed in a way the dataset could not
+  // see (its own bookkeeping, say): with `local` not OK the id is not
+  // committed, and every rank's Close fails naming the first failing rank.
+  // Reading, or with `local` OK: the same as Close().
+  Status Close(const Status& local);
 
   DatasetStats stats() const;
 

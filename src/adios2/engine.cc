@@ -135,22 +135,18 @@ void SluiceEngine::Init() {
     ListSteps();
     return;
   }
+  // Every rank works from rank 0's list: the same ids, the same calls.
   std::vector<DatasetIdInfo> ids;
-  Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
-  // Every rank has listed before any removes.
-  Barrier();
+  Check("listing the steps", CommittedIds(&ids));
   int64_t next = 0;
   for (const DatasetIdInfo& i : ids) {
-    if (i.state != IdState::kCommitted) continue;
-    if (m_OpenMode == adios2::Mode::Write) {
-      // Mode::Write replaces the output: an earlier run's steps go.
-      Check("removing step " + std::to_string(i.id) + " of an earlier run",
-            ctx_->UnlinkId(dataset_name_, i.id));
-    } else {
-      next = std::max(next, i.id + 1);
-    }
+    next = std::max(next, i.id + 1);
+    // Mode::Write replaces the output, but not before the new output has a
+    // step (or is closed without one): a writer that dies first leaves the
+    // old steps as they were.
+    if (m_OpenMode == adios2::Mode::Write) replaced_.push_back(i.id);
   }
-  step_ = static_cast<size_t>(next);
+  next_id_ = next;
 }
 
 void SluiceEngine::OpenContext() {
@@ -175,7 +171,8 @@ void SluiceEngine::OpenContext() {
   over_mpi = initialised && !finalised;
 #endif
   over_mpi_ = over_mpi;
-  key += over_mpi ? "\0world" : "\0single";
+  key += '\0';
+  key += over_mpi ? "world" : "single";
   s = AcquireContext(key, over_mpi, [&](std::unique_ptr<Context>* out) {
 #if SLUICE_ADIOS2_WITH_MPI
     if (over_mpi) return mpi::InitContext(MPI_COMM_WORLD, context_name_, config, out);
@@ -193,6 +190,7 @@ adios2::StepStatus SluiceEngine::BeginStep(adios2::StepMode mode,
   if (in_step_) Fail("BeginStep inside a step (EndStep first)");
   if (writing()) {
     if (mode != adios2::StepMode::Append) Fail("BeginStep for writing takes StepMode::Append");
+    if (!implicit_.empty()) Fail("BeginStep after Puts outside a step");
     OpenWriteStep();
     return adios2::StepStatus::OK;
   }
@@ -205,63 +203,118 @@ adios2::StepStatus SluiceEngine::BeginStep(adios2::StepMode mode,
   return adios2::StepStatus::OK;
 }
 
-void SluiceEngine::ListSteps() {
-  std::vector<DatasetIdInfo> ids;
-  Check("listing the steps", ctx_->ListIds(dataset_name_, &ids));
-  for (const DatasetIdInfo& i : ids) {
-    if (i.state == IdState::kCommitted && (ids_.empty() || i.id > ids_.back().id)) {
-      ids_.push_back(i);
+// Rank 0's list, as "status\n" then "id ranks\n" per committed id.
+Status SluiceEngine::CommittedIds(std::vector<DatasetIdInfo>* out) {
+  std::string text;
+  if (ctx_->rank() == 0) {
+    std::vector<DatasetIdInfo> ids;
+    Status s = ctx_->ListIds(dataset_name_, &ids);
+    if (s.ok()) {
+      text = "\n";
+      for (const DatasetIdInfo& i : ids) {
+        if (i.state != IdState::kCommitted) continue;
+        text += std::to_string(i.id) + " " + std::to_string(i.ranks) + "\n";
+      }
+    } else {
+      text = s.ToString();
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      text += "\n";
     }
   }
-  ids_.resize(Least(ids_.size()));
-}
-
-void SluiceEngine::Barrier() {
-#if ADIOS2_USE_MPI
-  MPI_Barrier(m_Comm);
-#elif SLUICE_ADIOS2_WITH_MPI
-  if (over_mpi_) MPI_Barrier(MPI_COMM_WORLD);
-#endif
-}
-
-size_t SluiceEngine::Least(size_t n) {
-  unsigned long long v = n, least = n;
-#if ADIOS2_USE_MPI
-  MPI_Allreduce(&v, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m_Comm);
-#elif SLUICE_ADIOS2_WITH_MPI
-  if (over_mpi_) {
-    MPI_Allreduce(&v, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  Broadcast(&text);
+  const size_t nl = text.find('\n');
+  if (nl == std::string::npos) return Status::IOError("no list of steps from rank 0");
+  if (nl > 0) return Status::IOError("rank 0: " + text.substr(0, nl));
+  out->clear();
+  for (size_t at = nl + 1; at < text.size();) {
+    DatasetIdInfo i;
+    long long id = 0;
+    int ranks = 0;
+    if (sscanf(text.c_str() + at, "%lld %d", &id, &ranks) != 2) {
+      return Status::IOError("a bad list of steps from rank 0");
+    }
+    i.id = id;
+    i.ranks = ranks;
+    out->push_back(i);
+    at = text.find('\n', at) + 1;
+    if (at == 0) break;
   }
+  return Status::OK();
+}
+
+void SluiceEngine::ListSteps() {
+  std::vector<DatasetIdInfo> ids;
+  Check("listing the steps", CommittedIds(&ids));
+  for (const DatasetIdInfo& i : ids) {
+    if (ids_.empty() || i.id > ids_.back().id) ids_.push_back(i);
+  }
+}
+
+#if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
+MPI_Comm SluiceEngine::Comm() const {
+#if ADIOS2_USE_MPI
+  return m_Comm;
+#else
+  return over_mpi_ ? MPI_COMM_WORLD : MPI_COMM_NULL;
 #endif
-  return static_cast<size_t>(least);
+}
+#endif
+
+void SluiceEngine::Broadcast(std::string* data) {
+#if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
+  MPI_Comm comm = Comm();
+  if (comm == MPI_COMM_NULL) return;
+  unsigned long long n = data->size();
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  data->resize(n);
+  // In pieces of at most 1 GiB (MPI counts are ints).
+  for (unsigned long long at = 0; at < n;) {
+    const int len = static_cast<int>(std::min<unsigned long long>(n - at, 1ull << 30));
+    MPI_Bcast(data->data() + at, len, MPI_CHAR, 0, comm);
+    at += len;
+  }
+#else
+  (void)data;
+#endif
+}
+
+bool SluiceEngine::AnyRank(bool mine) {
+  int v = mine ? 1 : 0, any = v;
+#if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
+  MPI_Comm comm = Comm();
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(&v, &any, 1, MPI_INT, MPI_MAX, comm);
+#endif
+  return any != 0;
 }
 
 std::vector<std::string> SluiceEngine::AllGather(const std::string& mine) {
 #if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
-  MPI_Comm comm = MPI_COMM_NULL;
-#if ADIOS2_USE_MPI
-  comm = m_Comm;
-#elif SLUICE_ADIOS2_WITH_MPI
-  if (over_mpi_) comm = MPI_COMM_WORLD;
-#endif
+  MPI_Comm comm = Comm();
   if (comm == MPI_COMM_NULL) return {mine};
   int n = 1;
   MPI_Comm_size(comm, &n);
-  if (mine.size() > static_cast<size_t>(INT32_MAX)) Fail("a step index over 2 GiB");
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(n), at(n);
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
-  size_t total = 0;
-  for (int i = 0; i < n; ++i) {
-    if (total + lens[i] > static_cast<size_t>(INT32_MAX)) Fail("step indexes over 2 GiB");
-    at[i] = static_cast<int>(total);
-    total += lens[i];
+  // Lengths first, as 64-bit numbers, so that no rank fails alone.
+  unsigned long long len = mine.size();
+  std::vector<unsigned long long> lens(n);
+  MPI_Allgather(&len, 1, MPI_UNSIGNED_LONG_LONG, lens.data(), 1,
+                MPI_UNSIGNED_LONG_LONG, comm);
+  unsigned long long total = 0;
+  for (unsigned long long l : lens) total += l;
+  if (total > static_cast<unsigned long long>(INT32_MAX)) {
+    Fail("the ranks' step indexes take " + std::to_string(total) +
+         " bytes, more than one gather carries (2 GiB)");
+  }
+  std::vector<int> counts(n), at(n);
+  for (int i = 0, pos = 0; i < n; ++i) {
+    counts[i] = static_cast<int>(lens[i]);
+    at[i] = pos;
+    pos += counts[i];
   }
   std::string all(total, '\0');
-  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), at.data(),
-                 MPI_CHAR, comm);
+  MPI_Allgatherv(mine.data(), static_cast<int>(len), MPI_CHAR, all.data(),
+                 counts.data(), at.data(), MPI_CHAR, comm);
   std::vector<std::string> out(n);
-  for (int i = 0; i < n; ++i) out[i] = all.substr(at[i], lens[i]);
+  for (int i = 0; i < n; ++i) out[i] = all.substr(at[i], counts[i]);
   return out;
 #else
   return {mine};
@@ -273,15 +326,17 @@ size_t SluiceEngine::CurrentStep() const { return step_; }
 size_t SluiceEngine::Steps() const { return writing() ? step_ : ids_.size(); }
 
 void SluiceEngine::OpenWriteStep() {
-  Status s = ctx_->OpenDataset(dataset_name_, static_cast<int64_t>(step_),
-                               kDatasetWrite, &ds_);
-  Check("opening step " + std::to_string(step_), s);
-  s = ds_->OpenElement("adios2.data", ElementKind::kUnique, &data_);
-  Check("opening step " + std::to_string(step_) + "'s data", s);
+  // Collective; a failure of this rank's element after it is kept for
+  // EndStep, which fails the step on every rank.
+  Status s = ctx_->OpenDataset(dataset_name_, next_id_, kDatasetWrite, &ds_);
+  Check("opening step " + std::to_string(step_) + " (id " +
+            std::to_string(next_id_) + ")",
+        s);
+  step_error_ = ds_->OpenElement("adios2.data", ElementKind::kUnique, &data_);
   data_end_ = 0;
   index_ = StepIndex();
   index_.rank = static_cast<uint32_t>(ctx_->rank());
-  index_.step = step_;
+  index_.step = static_cast<uint64_t>(next_id_);
   deferred_.clear();
   in_step_ = true;
 }
@@ -290,10 +345,14 @@ template <class T>
 void SluiceEngine::Put(adios2::Variable<T> v, const T* values, bool deferred) {
   if (closed_) Fail("Put after Close");
   if (!writing()) Fail("Put on an engine opened for reading");
-  if (!in_step_) OpenWriteStep();  // no BeginStep: one step until Close
   Block b;
   b.var = v.Name();
   b.type = adios2::GetType<T>();
+#ifdef ADIOS2_HAVE_GPU_SUPPORT
+  if (v.GetMemorySpace() == adios2::MemorySpace::GPU) {
+    Fail("variable " + b.var + ": data in GPU memory is not supported");
+  }
+#endif
   switch (v.ShapeID()) {
     case adios2::ShapeID::GlobalValue:
       b.shape_id = Shape::kGlobalValue;
@@ -319,10 +378,11 @@ void SluiceEngine::Put(adios2::Variable<T> v, const T* values, bool deferred) {
       Fail("variable " + b.var + ": joined arrays are not supported");
   }
   if constexpr (std::is_same<T, std::string>::value) {
-    if (b.shape_id != Shape::kGlobalValue && b.shape_id != Shape::kLocalValue) {
-      Fail("variable " + b.var + ": strings are values only");
+    if (b.shape_id != Shape::kGlobalValue) {
+      Fail("variable " + b.var + ": strings are global values only");
     }
   }
+  size_t bytes = sizeof(T);
   if (b.shape_id == Shape::kGlobalArray || b.shape_id == Shape::kLocalArray) {
     if (b.count.size() > kMaxDims) Fail("variable " + b.var + ": more than 32 dimensions");
     for (size_t i = 0; i < b.start.size(); ++i) {
@@ -334,6 +394,24 @@ void SluiceEngine::Put(adios2::Variable<T> v, const T* values, bool deferred) {
     const uint64_t n = Elements(b.count);
     if (n > (uint64_t{1} << 62) / sizeof(T)) Fail("variable " + b.var + ": block too large");
     b.bytes = n * sizeof(T);
+    bytes = b.bytes;
+  }
+  if (!in_step_) {
+    // Puts outside BeginStep/EndStep: one step, opened (collectively) at
+    // Close. Sync Puts' data is copied now; deferred ones' at PerformPuts,
+    // or read at Close.
+    Pending p;
+    p.block = std::move(b);
+    if constexpr (std::is_same<T, std::string>::value) {
+      p.text = *values;
+      p.is_text = true;
+    } else if (deferred) {
+      p.values = values;
+    } else {
+      p.own.assign(reinterpret_cast<const char*>(values), bytes);
+    }
+    implicit_.push_back(std::move(p));
+    return;
   }
   index_.blocks.push_back(std::move(b));
   if (deferred) {
@@ -358,6 +436,7 @@ void SluiceEngine::WriteBlock(Block* b, const void* values) {
     if constexpr (!std::is_same<T, std::string>::value) {
       MinMax(typed, b->bytes / sizeof(T), b);
       b->offset = data_end_;
+      if (!step_error_.ok()) return;  // the step fails at EndStep
       Status s = data_->Write(data_end_, typed, b->bytes);
       Check("writing variable " + b->var, s);
       data_end_ += b->bytes;
@@ -370,6 +449,20 @@ void SluiceEngine::WriteBlock(Block* b, const void* values) {
 
 void SluiceEngine::PerformPuts() {
   if (!writing()) return;
+  if (!in_step_) {
+    // Outside a step: the deferred Puts' data is copied, as BP5 buffers it.
+    for (Pending& p : implicit_) {
+      if (p.values != nullptr) {
+        p.own.assign(static_cast<const char*>(p.values),
+                     p.block.shape_id == Shape::kGlobalArray ||
+                             p.block.shape_id == Shape::kLocalArray
+                         ? p.block.bytes
+                         : TypeSize(p.block.type));
+        p.values = nullptr;
+      }
+    }
+    return;
+  }
   for (const Deferred& d : deferred_) WriteBlock(&index_.blocks[d.block], d.values);
   deferred_.clear();
 }
@@ -413,33 +506,67 @@ void SluiceEngine::EndStep() {
     Check("closing step " + std::to_string(step_ - 1), s);
     return;
   }
-  PerformPuts();
-  if (ctx_->rank() == 0) CollectAttributes(&index_);
-  const std::string what = "step " + std::to_string(step_);
-  Status s = data_->Close();
-  std::unique_ptr<Element> el;
-  if (s.ok()) s = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el);
-  if (s.ok()) {
-    const std::string enc = EncodeStepIndex(index_);
-    s = el->Write(0, enc.data(), enc.size());
+  // Whatever fails on this rank, every rank reaches the dataset's Close,
+  // which then commits nothing and fails everywhere.
+  Status local = step_error_;
+  try {
+    PerformPuts();
+    if (ctx_->rank() == 0) CollectAttributes(&index_);
+  } catch (const std::exception& e) {
+    if (local.ok()) local = Status::IOError(e.what());
   }
-  if (s.ok()) s = el->Close();
-  // Collective, even after a local failure: every rank learns of it, and
-  // the step is not committed.
-  Status c = ds_->Close();
-  if (s.ok()) s = c;
+  if (local.ok()) local = data_->Close();
+  std::unique_ptr<Element> el;
+  if (local.ok()) local = ds_->OpenElement("adios2.index", ElementKind::kUnique, &el);
+  if (local.ok()) {
+    const std::string enc = EncodeStepIndex(index_);
+    local = el->Write(0, enc.data(), enc.size());
+  }
+  if (local.ok()) local = el->Close();
+  const std::string what = "committing step " + std::to_string(step_) + " (id " +
+                           std::to_string(next_id_) + ")";
+  Status s = ds_->Close(local);
   data_.reset();
   ds_.reset();
   in_step_ = false;
-  Check("committing " + what, s);
+  step_error_ = Status::OK();
+  Check(what, s);
   ++step_;
+  ++next_id_;
+  ReplaceOld();
+}
+
+void SluiceEngine::ReplaceOld() {
+  // Collective: every rank holds rank 0's list.
+  for (int64_t id : replaced_) {
+    Check("removing id " + std::to_string(id) + ", which this output replaces",
+          ctx_->UnlinkId(dataset_name_, id));
+  }
+  replaced_.clear();
 }
 
 void SluiceEngine::DoClose(const int transport_index) {
   (void)transport_index;
   if (closed_) return;
-  if (writing() && in_step_) EndStep();  // Puts without BeginStep
-  if (!writing() && in_step_) EndStep();
+  if (in_step_) EndStep();
+  if (writing()) {
+    // Puts outside a step, on any rank: one step, on every rank.
+    if (AnyRank(!implicit_.empty())) {
+      std::vector<Pending> pending;
+      pending.swap(implicit_);
+      OpenWriteStep();
+      for (Pending& p : pending) {
+        index_.blocks.push_back(std::move(p.block));
+        const void* data = p.is_text ? static_cast<const void*>(&p.text)
+                           : p.values != nullptr ? p.values
+                                                 : static_cast<const void*>(p.own.data());
+        deferred_.push_back({index_.blocks.size() - 1, data});
+      }
+      // The pending data stays alive until EndStep has written it.
+      EndStep();
+    }
+    ReplaceOld();  // closed without a step: the output is emptied
+  }
   closed_ = true;
 #if ADIOS2_USE_MPI
   Status s = ctx_ ? ctx_->Fini() : Status::OK();

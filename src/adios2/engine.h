@@ -12,43 +12,52 @@
 //
 // with ADIOS2_PLUGIN_PATH naming the directory that holds the library.
 //
-// What it stores. io.Open(NAME) opens the dataset context basename(NAME)
-// (sluice/dataset.h) in the first data root; without data_roots (or root)
-// set by a parameter, the environment or a configuration file, that root
-// is dirname(NAME), so "run/out.bp" is the directory run/out.bp, as BP5's
-// would be. Each step is one id of the dataset "steps" (parameter
-// DatasetName), committed atomically at EndStep once every rank's data is
-// durable: a reader never sees a step whose commit did not complete. In a
-// step, each rank writes its blocks one after the other into its own
-// element "adios2.data" and their index (step_index.h) into
-// "adios2.index"; rank 0's index also holds the attributes.
+// What it stores (docs/ADIOS2.md). ADIOS2 2.12 hands a plugin the
+// plugin's name, not the one the program opens, so the output is placed by
+// the IO and the parameters: the dataset context ContextName (default: the
+// IO's name + ".sluice", sluice/dataset.h) in the first data root, and in
+// it the dataset DatasetName (default "steps"), one id per step, committed
+// atomically at EndStep once every rank's data is durable: a reader never
+// sees a step whose commit did not complete. In a step, each rank writes
+// its blocks one after the other into its own element "adios2.data" and
+// their index (step_index.h) into "adios2.index"; rank 0's index also
+// holds the attributes.
 //
-// Parameters: PluginName and PluginLibrary (ADIOS2's); DatasetName;
-// BufferChunkSize (the store's write_buffer_size, as LSMIO maps it);
-// Profile (ADIOS2's, ignored); and any of Sluice's configuration
+// Parameters: PluginName and PluginLibrary (ADIOS2's); ContextName;
+// DatasetName; BufferChunkSize (the store's write_buffer_size, as LSMIO
+// maps it); Profile (ADIOS2's, ignored); and any of Sluice's configuration
 // variables by name (docs/CONFIG.md), which beat the environment and the
 // configuration file. Any other key is an error naming the closest one.
 //
-// Ranks. ADIOS2 built with MPI hands the engine its communicator, and the
-// engine's collective calls (open, EndStep, Close) run over it. ADIOS2
+// Ranks. ADIOS2 built with MPI hands the engine its communicator. ADIOS2
 // built without MPI (the PyPI wheel) gives none: under mpiexec each rank
 // opens its own serial ADIOS2, and the engine, finding MPI initialised,
-// runs over MPI_COMM_WORLD; without MPI it is rank 0 of 1. Either way
-// every rank must open, step and close together, as with BP5.
+// runs over MPI_COMM_WORLD; without MPI it is rank 0 of 1. Every decision
+// that leads to a collective call is taken from rank 0's view or agreed
+// (the steps listed, Puts outside a step), and a rank's failure in a step
+// reaches the commit, which then fails on every rank.
 //
-// Modes: Write (replaces the steps an earlier run left), Append (goes on
-// after the last committed step) and Read (BeginStep offers each committed
-// step in turn, then EndOfStream). Not supported, each an exception that
-// says so: ReadRandomAccess; a Get with a step selection; span Puts
-// (interface 2 gives a plugin no way to lend the application its memory:
-// ADIOS2's core asks the engine for the span's buffer, and its plugin
-// wrapper answers null); joined arrays; memory selections.
+// Modes: Write (replaces the steps there: they go once the new output has
+// its first step, or at a Close without one, so a writer that dies first
+// leaves them as they were), Append (goes on after the last step) and Read
+// (BeginStep offers each committed step in turn, then EndOfStream). Not
+// supported, each an exception that says so: ReadRandomAccess; a Get with
+// a step selection; span Puts (interface 2 gives a plugin no way to lend
+// the application its memory: ADIOS2's core asks the engine for the span's
+// buffer, and its plugin wrapper answers null); joined arrays; strings
+// other than global values; GPU memory. A memory selection (SetMemory-
+// Selection) is not seen by a plugin at all: do not use one with it.
 //
 // Puts: sync Puts are written (into the store's buffers) at once; deferred
 // ones keep the application's pointer until PerformPuts or EndStep, as
-// ADIOS2 promises, and are written then, without another copy.
+// ADIOS2 promises, and are written then, without another copy. Outside a
+// step they are held (sync ones copied) until Close, which writes them as
+// one step on every rank.
 // Gets are served when called (sync or deferred): a selection is assembled
-// from every block that overlaps it, whichever rank wrote it.
+// from every block that overlaps it, whichever rank wrote it. The
+// variables a plugin defines have no engine for ADIOS2's core to ask a
+// block's size: after SetBlockSelection, SetSelection (the block's count,
+// from BlocksInfo) sizes a Get into a vector.
 #ifndef SLUICE_ADIOS2_ENGINE_H_
 #define SLUICE_ADIOS2_ENGINE_H_
 
@@ -61,6 +70,9 @@
 
 #include "adios2/step_index.h"
 #include "sluice/dataset.h"
+#if SLUICE_ADIOS2_WITH_MPI && !ADIOS2_USE_MPI
+#include <mpi.h>
+#endif
 
 namespace sluice {
 namespace adios2_engine {
@@ -115,6 +127,14 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
     size_t block;        // in index_.blocks
     const void* values;
   };
+  // A Put outside BeginStep/EndStep, held until Close.
+  struct Pending {
+    Block block;
+    const void* values = nullptr;  // deferred: the application's
+    std::string own;               // sync, or deferred after PerformPuts
+    std::string text;              // a string value
+    bool is_text = false;
+  };
   // The blocks of one variable in the step being read.
   struct VarBlocks {
     std::string type;
@@ -135,16 +155,22 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
   }
   bool writing() const;
   void OpenContext();
-  // Over the engine's ranks (none without MPI): a barrier, and the least
-  // of a number, so that every rank takes the same decision from what it
-  // read of the commit directory (a writer may commit, or an earlier rank
-  // unlink, meanwhile).
-  void Barrier();
-  size_t Least(size_t n);
-  // Every rank's `mine`, in rank order (just `mine` without MPI).
+  // Over the engine's ranks (one without MPI). Rank 0's `data` on every
+  // rank; whether any rank says `mine`; every rank's `mine`, in rank order.
+#if ADIOS2_USE_MPI || SLUICE_ADIOS2_WITH_MPI
+  MPI_Comm Comm() const;
+#endif
+  void Broadcast(std::string* data);
+  bool AnyRank(bool mine);
   std::vector<std::string> AllGather(const std::string& mine);
-  // The committed ids of the dataset that every rank sees, from `from`.
+  // The dataset's committed ids as rank 0 lists them, on every rank, so
+  // that every rank makes the same collective calls from them (a writer
+  // may commit, or another rank unlink, while they list).
+  Status CommittedIds(std::vector<DatasetIdInfo>* out);
+  // Reading: the committed ids after the last one known, appended to ids_.
   void ListSteps();
+  // Writing, Mode::Write: removes the ids the output had when opened.
+  void ReplaceOld();
   // Writing.
   void OpenWriteStep();
   template <class T>
@@ -157,7 +183,15 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
   void DefineAttributes(const StepIndex& index);
   template <class T>
   void Get(adios2::Variable<T> v, T* values, const Want& want);
-  void ReadBox(const VarBlocks& vb, size_t elem, const Want& want, char* out);
+  // Fails unless the box [s0, s0 + sc) lies in `shape`.
+  void CheckBox(const std::string& name, const std::vector<uint64_t>& shape,
+                const std::vector<uint64_t>& s0, const std::vector<uint64_t>& sc);
+  // Copies what block b (of writer `rank`, its box starting at bstart)
+  // holds of the box [s0, s0 + sc) into `out`, laid out as that box.
+  void CopyBlock(const std::string& name, int rank, const Block& b,
+                 const std::vector<uint64_t>& bstart, size_t elem,
+                 const std::vector<uint64_t>& s0, const std::vector<uint64_t>& sc,
+                 char* out);
   Element* DataElement(int rank);
 
   std::string context_name_;
@@ -169,16 +203,22 @@ class SluiceEngine : public adios2::plugin::PluginEngineInterface {
   bool in_step_ = false;
   bool closed_ = false;
   size_t step_ = 0;  // the step being (or next) written or read
-  // Writing.
+  // Writing: the id the next step gets, the ids this output replaces,
+  // this rank's failure in the step (the step then fails on every rank).
+  int64_t next_id_ = 0;
+  std::vector<int64_t> replaced_;
+  Status step_error_;
   std::unique_ptr<Element> data_;
   uint64_t data_end_ = 0;
   StepIndex index_;
   std::vector<Deferred> deferred_;
+  std::vector<Pending> implicit_;
   // Reading: the committed ids; the step's indexes and variables.
   std::vector<DatasetIdInfo> ids_;
   std::vector<StepIndex> step_indexes_;
   std::map<std::string, VarBlocks> vars_;
   std::map<int, std::unique_ptr<Element>> data_elements_;
+  std::string tmp_;  // a span of a block, copied out run by run
 };
 
 }  // namespace adios2_engine

@@ -102,6 +102,7 @@ void SluiceEngine::LoadStep() {
 
 void SluiceEngine::DefineVariables() {
   vars_.clear();
+  const std::string at = "step " + std::to_string(step_) + ": ";
   for (size_t r = 0; r < step_indexes_.size(); ++r) {
     for (const Block& b : step_indexes_[r].blocks) {
       VarBlocks& vb = vars_[b.var];
@@ -110,14 +111,20 @@ void SluiceEngine::DefineVariables() {
         vb.shape_id = b.shape_id;
         vb.shape = b.shape;
       } else if (vb.type != b.type || vb.shape_id != b.shape_id ||
-                 vb.shape != b.shape) {
-        Fail("step " + std::to_string(step_) + ": variable " + b.var +
-             "'s blocks disagree on its type or shape (rank " +
-             std::to_string(r) + ")");
+                 vb.shape != b.shape ||
+                 (b.shape_id == Shape::kLocalArray &&
+                  b.count.size() != vb.blocks[0].second->count.size())) {
+        Fail(at + "variable " + b.var + "'s blocks disagree on its type or "
+             "shape (rank " + std::to_string(r) + ")");
       }
       vb.blocks.emplace_back(static_cast<int>(r), &b);
       vb.strings.push_back(b.value.c_str());
     }
+  }
+  // Variables of an earlier step that this one lacks go, as with BP5.
+  for (const auto& [name, params] : m_IO.AvailableVariables(true)) {
+    (void)params;
+    if (!vars_.count(name)) m_IO.RemoveVariable(name);
   }
   for (auto& [name, vb] : vars_) {
     if (vb.shape_id == Shape::kLocalValue) vb.shape = {vb.blocks.size()};
@@ -133,16 +140,49 @@ void SluiceEngine::DefineVariables() {
     if (!have.empty() && have != vb.type) m_IO.RemoveVariable(name);
     const bool known = ForType(vb.type, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
+      // What the decoder could not check without the type: sizes.
+      for (const auto& [rank, b] : vb.blocks) {
+        const std::string w = at + "variable " + name + ", the block of rank " +
+                              std::to_string(rank) + ": ";
+        if (b->min.size() != b->max.size() ||
+            (!b->min.empty() && b->min.size() != sizeof(T))) {
+          Fail(w + "a minimum or maximum of the wrong size");
+        }
+        const bool value = vb.shape_id == Shape::kGlobalValue ||
+                           vb.shape_id == Shape::kLocalValue;
+        if constexpr (std::is_same<T, std::string>::value) {
+          if (!value) Fail(w + "an array of strings");
+        } else if (value) {
+          if (b->value.size() != sizeof(T)) Fail(w + "a value of the wrong size");
+        } else {
+          uint64_t n = 1;
+          for (uint64_t c : b->count) {
+            if (c != 0 && n > (uint64_t{1} << 62) / sizeof(T) / c) {
+              Fail(w + "more elements than it can hold");
+            }
+            n *= c;
+          }
+          if (b->bytes != n * sizeof(T)) {
+            Fail(w + std::to_string(b->bytes) + " bytes for " +
+                 std::to_string(n) + " elements of " + vb.type);
+          }
+        }
+      }
       adios2::Variable<T> v = m_IO.InquireVariable<T>(name);
       const adios2::Dims shape(vb.shape.begin(), vb.shape.end());
+      const adios2::Dims zero(shape.size(), 0);
       switch (vb.shape_id) {
         case Shape::kGlobalArray:
         case Shape::kLocalValue:
-          if (!v) {
-            m_IO.DefineVariable<T>(name, shape, adios2::Dims(shape.size(), 0),
-                                   shape);
-          } else {
-            v.SetShape(shape);
+          if constexpr (!std::is_same<T, std::string>::value) {
+            // A new step's shape, and the whole of it selected, as BP5
+            // defines the variable anew each step.
+            if (!v) {
+              m_IO.DefineVariable<T>(name, shape, zero, shape);
+            } else {
+              v.SetShape(shape);
+              v.SetSelection({zero, shape});
+            }
           }
           break;
         case Shape::kGlobalValue:
@@ -156,7 +196,7 @@ void SluiceEngine::DefineVariables() {
           break;
       }
     });
-    if (!known) Fail("variable " + name + ": unknown type " + vb.type);
+    if (!known) Fail(at + "variable " + name + ": unknown type " + vb.type);
   }
 }
 
@@ -211,12 +251,15 @@ void SluiceEngine::Get(adios2::Variable<T> v, T* values, const Want& want) {
     if constexpr (std::is_same<T, std::string>::value) {
       *out = b.value;
     } else {
-      if (b.value.size() != sizeof(T)) {
-        Fail("variable " + name + ": a value of " +
-             std::to_string(b.value.size()) + " bytes");
-      }
-      memcpy(static_cast<void*>(out), b.value.data(), sizeof(T));
+      memcpy(static_cast<void*>(out), b.value.data(), sizeof(T));  // size checked
     }
+  };
+  auto block_of = [&]() -> const std::pair<int, const Block*>& {
+    if (want.block_id >= vb.blocks.size()) {
+      Fail("variable " + name + ": block " + std::to_string(want.block_id) +
+           " of " + std::to_string(vb.blocks.size()));
+    }
+    return vb.blocks[want.block_id];
   };
   switch (vb.shape_id) {
     case Shape::kGlobalValue:
@@ -225,6 +268,7 @@ void SluiceEngine::Get(adios2::Variable<T> v, T* values, const Want& want) {
     case Shape::kLocalValue: {
       uint64_t first = 0, n = vb.blocks.size();
       if (want.block) {
+        block_of();
         first = want.block_id;
         n = 1;
       } else if (!want.count.empty()) {
@@ -241,138 +285,133 @@ void SluiceEngine::Get(adios2::Variable<T> v, T* values, const Want& want) {
       for (uint64_t i = 0; i < n; ++i) value_of(*vb.blocks[first + i].second, values + i);
       return;
     }
-    case Shape::kLocalArray: {
-      if (want.block_id >= vb.blocks.size()) {
-        Fail("variable " + name + ": block " + std::to_string(want.block_id) +
-             " of " + std::to_string(vb.blocks.size()));
-      }
+    case Shape::kLocalArray:
       if constexpr (!std::is_same<T, std::string>::value) {
-        const auto& [rank, b] = vb.blocks[want.block_id];
-        size_t got = 0;
-        Status s = DataElement(rank)->Read(b->offset, values, b->bytes, &got);
-        if (s.ok() && got != b->bytes) s = Status::Corruption("its data ends early");
-        Check("variable " + name + ", block " + std::to_string(want.block_id), s);
+        // A box of the block, in the block's own coordinates: the whole
+        // block unless a selection says which part.
+        const auto& [rank, b] = block_of();
+        const std::vector<uint64_t> origin(b->count.size(), 0);
+        std::vector<uint64_t> s0 = want.start, sc = want.count;
+        if (sc.empty()) sc = b->count;
+        if (s0.empty()) s0 = origin;
+        CheckBox(name, b->count, s0, sc);
+        CopyBlock(name, rank, *b, origin, sizeof(T), s0, sc,
+                  reinterpret_cast<char*>(values));
       }
       return;
-    }
     case Shape::kGlobalArray:
       if constexpr (!std::is_same<T, std::string>::value) {
-        if (want.block) {  // one block, whole
-          if (want.block_id >= vb.blocks.size()) {
-            Fail("variable " + name + ": block " + std::to_string(want.block_id) +
-                 " of " + std::to_string(vb.blocks.size()));
-          }
-          Want box;
-          box.start = vb.blocks[want.block_id].second->start;
-          box.count = vb.blocks[want.block_id].second->count;
-          ReadBox(vb, sizeof(T), box, reinterpret_cast<char*>(values));
-        } else {
-          ReadBox(vb, sizeof(T), want, reinterpret_cast<char*>(values));
+        if (want.block) {  // that block alone, whole
+          const auto& [rank, b] = block_of();
+          CopyBlock(name, rank, *b, b->start, sizeof(T), b->start, b->count,
+                    reinterpret_cast<char*>(values));
+          return;
+        }
+        std::vector<uint64_t> s0 = want.start, sc = want.count;
+        if (sc.empty()) {
+          s0.assign(vb.shape.size(), 0);
+          sc = vb.shape;
+        }
+        CheckBox(name, vb.shape, s0, sc);
+        if (vb.shape.empty()) return;
+        // The blocks that may overlap: those starting in dimension 0
+        // within [s0 - longest + 1, s0 + sc).
+        const uint64_t from = s0[0] >= vb.longest ? s0[0] - vb.longest + 1 : 0;
+        auto first = std::lower_bound(vb.by_start.begin(), vb.by_start.end(),
+                                      std::make_pair(from, uint32_t{0}));
+        for (auto i = first; i != vb.by_start.end() && i->first < s0[0] + sc[0]; ++i) {
+          const auto& [rank, b] = vb.blocks[i->second];
+          CopyBlock(name, rank, *b, b->start, sizeof(T), s0, sc,
+                    reinterpret_cast<char*>(values));
         }
       }
       return;
   }
 }
 
-void SluiceEngine::ReadBox(const VarBlocks& vb, size_t elem, const Want& want,
-                           char* out) {
-  const std::string& name = vb.blocks[0].second->var;
-  const size_t nd = vb.shape.size();
-  std::vector<uint64_t> s0 = want.start, sc = want.count;
-  if (sc.empty()) {
-    s0.assign(nd, 0);
-    sc = vb.shape;
-  }
-  if (s0.size() != nd || sc.size() != nd) {
+void SluiceEngine::CheckBox(const std::string& name,
+                            const std::vector<uint64_t>& shape,
+                            const std::vector<uint64_t>& s0,
+                            const std::vector<uint64_t>& sc) {
+  if (s0.size() != shape.size() || sc.size() != shape.size()) {
     Fail("variable " + name + ": a selection of " + std::to_string(sc.size()) +
-         " dimensions in a variable of " + std::to_string(nd));
+         " dimensions in one of " + std::to_string(shape.size()));
   }
-  for (size_t i = 0; i < nd; ++i) {
-    if (s0[i] > vb.shape[i] || sc[i] > vb.shape[i] - s0[i]) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (s0[i] > shape[i] || sc[i] > shape[i] - s0[i]) {
       Fail("variable " + name + ": the selection lies beyond the shape in "
            "dimension " + std::to_string(i));
     }
   }
-  if (nd == 0) return;
-  // Strides, in elements, of the selection (the output) and of a block.
-  std::vector<uint64_t> sstride(nd, 1), bstride(nd, 1), lo(nd), hi(nd), idx(nd);
-  for (size_t i = nd - 1; i > 0; --i) sstride[i - 1] = sstride[i] * sc[i];
-  std::string tmp;
-  // The blocks that may overlap: those starting in dimension 0 within
-  // [s0 - longest + 1, s0 + sc).
-  const uint64_t from = s0[0] >= vb.longest ? s0[0] - vb.longest + 1 : 0;
-  auto first = std::lower_bound(vb.by_start.begin(), vb.by_start.end(),
-                                std::make_pair(from, uint32_t{0}));
-  for (auto it = first; it != vb.by_start.end() && it->first < s0[0] + sc[0]; ++it) {
-    const auto& [rank, b] = vb.blocks[it->second];
-    bool empty = false;
-    for (size_t i = 0; i < nd; ++i) {
-      lo[i] = std::max(s0[i], b->start[i]);
-      hi[i] = std::min(s0[i] + sc[i], b->start[i] + b->count[i]);
-      if (lo[i] >= hi[i]) empty = true;
+}
+
+void SluiceEngine::CopyBlock(const std::string& name, int rank, const Block& b,
+                             const std::vector<uint64_t>& bstart, size_t elem,
+                             const std::vector<uint64_t>& s0,
+                             const std::vector<uint64_t>& sc, char* out) {
+  const size_t nd = b.count.size();
+  if (nd == 0 || bstart.size() != nd || s0.size() != nd || sc.size() != nd) return;
+  std::vector<uint64_t> lo(nd), hi(nd), idx(nd), sstride(nd, 1), bstride(nd, 1);
+  for (size_t i = 0; i < nd; ++i) {
+    lo[i] = std::max(s0[i], bstart[i]);
+    hi[i] = std::min(s0[i] + sc[i], bstart[i] + b.count[i]);
+    if (lo[i] >= hi[i]) return;  // no overlap
+  }
+  for (size_t i = nd - 1; i > 0; --i) {
+    sstride[i - 1] = sstride[i] * sc[i];
+    bstride[i - 1] = bstride[i] * b.count[i];
+  }
+  // Dimensions k+1.. are whole in both the block and the selection: a run
+  // is contiguous in each across them and dimension k's range.
+  size_t k = nd - 1;
+  auto whole = [&](size_t j) {
+    return lo[j] == bstart[j] && hi[j] == bstart[j] + b.count[j] &&
+           lo[j] == s0[j] && hi[j] == s0[j] + sc[j];
+  };
+  while (k > 0 && whole(k)) --k;
+  const uint64_t run = (hi[k] - lo[k]) * bstride[k] * elem;
+  uint64_t runs = 1;
+  for (size_t j = 0; j < k; ++j) runs *= hi[j] - lo[j];
+  auto boff = [&]() {  // of idx in the block, in elements
+    uint64_t o = 0;
+    for (size_t j = 0; j < nd; ++j) o += (idx[j] - bstart[j]) * bstride[j];
+    return o;
+  };
+  auto soff = [&]() {
+    uint64_t o = 0;
+    for (size_t j = 0; j < nd; ++j) o += (idx[j] - s0[j]) * sstride[j];
+    return o;
+  };
+  Element* el = DataElement(rank);
+  auto read = [&](uint64_t at, char* to, uint64_t len) {
+    size_t got = 0;
+    Status s = el->Read(b.offset + at, to, len, &got);
+    if (s.ok() && got != len) s = Status::Corruption("its data ends early");
+    Check("variable " + name + ", the block of rank " + std::to_string(rank), s);
+  };
+  // The span of the block the runs lie in.
+  idx = lo;
+  const uint64_t first = boff() * elem;
+  for (size_t j = 0; j < nd; ++j) idx[j] = j < k ? hi[j] - 1 : lo[j];
+  const uint64_t span = boff() * elem + run - first;
+  const bool direct = runs == 1 || run >= kDirectRun || span > kMaxSpan;
+  if (!direct) {
+    tmp_.resize(span);
+    read(first, tmp_.data(), span);
+  }
+  idx = lo;
+  for (uint64_t r = 0; r < runs; ++r) {
+    const uint64_t from = boff() * elem;
+    char* to = out + soff() * elem;
+    if (direct) {
+      read(from, to, run);
+    } else {
+      memcpy(to, tmp_.data() + (from - first), run);
     }
-    if (empty) continue;
-    uint64_t n = 1;
-    for (uint64_t c : b->count) n *= c;
-    if (b->bytes != n * elem) {
-      Fail("variable " + name + ": a block of " + std::to_string(b->bytes) +
-           " bytes for " + std::to_string(n) + " elements (rank " +
-           std::to_string(rank) + ")");
-    }
-    for (size_t i = nd - 1; i > 0; --i) bstride[i - 1] = bstride[i] * b->count[i];
-    // Dimensions k+1.. are whole in both the block and the selection: a
-    // run is contiguous in each across them and dimension k's range.
-    size_t k = nd - 1;
-    auto whole = [&](size_t j) {
-      return lo[j] == b->start[j] && hi[j] == b->start[j] + b->count[j] &&
-             lo[j] == s0[j] && hi[j] == s0[j] + sc[j];
-    };
-    while (k > 0 && whole(k)) --k;
-    const uint64_t run = (hi[k] - lo[k]) * bstride[k] * elem;
-    uint64_t runs = 1;
-    for (size_t j = 0; j < k; ++j) runs *= hi[j] - lo[j];
-    auto boff = [&]() {  // of idx in the block, in elements
-      uint64_t o = 0;
-      for (size_t j = 0; j < nd; ++j) o += (idx[j] - b->start[j]) * bstride[j];
-      return o;
-    };
-    auto soff = [&]() {
-      uint64_t o = 0;
-      for (size_t j = 0; j < nd; ++j) o += (idx[j] - s0[j]) * sstride[j];
-      return o;
-    };
-    Element* el = DataElement(rank);
-    auto read = [&](uint64_t at, char* to, uint64_t len) {
-      size_t got = 0;
-      Status s = el->Read(b->offset + at, to, len, &got);
-      if (s.ok() && got != len) s = Status::Corruption("its data ends early");
-      Check("variable " + name + ", the block of rank " + std::to_string(rank), s);
-    };
-    // The span of the block the runs lie in.
-    idx = lo;
-    const uint64_t first = boff() * elem;
-    for (size_t j = 0; j < nd; ++j) idx[j] = j <= k ? hi[j] - 1 : lo[j];
-    idx[k] = lo[k];
-    const uint64_t span = boff() * elem + run - first;
-    const bool direct = runs == 1 || run >= kDirectRun || span > kMaxSpan;
-    if (!direct) {
-      tmp.resize(span);
-      read(first, tmp.data(), span);
-    }
-    idx = lo;
-    for (uint64_t r = 0; r < runs; ++r) {
-      const uint64_t from = boff() * elem;
-      char* to = out + soff() * elem;
-      if (direct) {
-        read(from, to, run);
-      } else {
-        memcpy(to, tmp.data() + (from - first), run);
-      }
-      // The next run: dimensions k-1 down to 0, as an odometer.
-      for (size_t j = k; j-- > 0;) {
-        if (++idx[j] < hi[j]) break;
-        idx[j] = lo[j];
-      }
+    // The next run: dimensions k-1 down to 0, as an odometer.
+    for (size_t j = k; j-- > 0;) {
+      if (++idx[j] < hi[j]) break;
+      idx[j] = lo[j];
     }
   }
 }
@@ -381,57 +420,70 @@ void SluiceEngine::PerformGets() {}
 
 adios2::MinVarInfo* SluiceEngine::MinBlocksInfo(const std::string& var,
                                                 const size_t step) const {
-  if (writing() || !in_step_ || step != step_) {
-    Fail("BlocksInfo of step " + std::to_string(step) +
-         ": the engine knows the blocks of the step it is in (" +
-         (in_step_ && !writing() ? std::to_string(step_) : std::string("none")) +
-         ")");
+  // Reading is by steps: the blocks are those of the step the reader is
+  // in, whatever `step` says (ADIOS2's core asks for step 0, its relative
+  // step, when it sizes a block selection).
+  (void)step;
+  if (writing() || !in_step_) {
+    Fail("BlocksInfo outside a step: the engine knows the blocks of the step "
+         "a reader is in");
   }
   auto it = vars_.find(var);
   if (it == vars_.end()) return nullptr;
   const VarBlocks& vb = it->second;
-  int dims = 0;
-  const size_t* shape = nullptr;
+  // As BP5 describes each kind (BP5Deserializer::MinBlocksInfo).
+  auto* info = new adios2::MinVarInfo(0, nullptr);
+  info->Step = step_;
+  info->WasLocalValue = vb.shape_id == Shape::kLocalValue;
   switch (vb.shape_id) {
     case Shape::kGlobalArray:
+      info->Dims = static_cast<int>(vb.shape.size());
+      info->Shape = vb.shape.data();
+      break;
     case Shape::kLocalValue:
-      dims = static_cast<int>(vb.shape.size());
-      shape = vb.shape.data();
+      // An array of one value per block: the "shape" is that number.
+      info->Dims = 1;
+      info->Shape = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(vb.blocks.size()));
       break;
     case Shape::kLocalArray:
-      dims = static_cast<int>(vb.blocks[0].second->count.size());
+      info->Dims = static_cast<int>(vb.blocks[0].second->count.size());
       break;
     case Shape::kGlobalValue:
+      info->IsValue = true;
       break;
   }
-  auto* info = new adios2::MinVarInfo(dims, shape);
-  info->Step = step;
-  info->WasLocalValue = vb.shape_id == Shape::kLocalValue;
-  info->IsValue = vb.shape_id == Shape::kLocalValue ||
-                  vb.shape_id == Shape::kGlobalValue;
   const bool is_string = vb.type == adios2::GetType<std::string>();
   for (size_t i = 0; i < vb.blocks.size(); ++i) {
     const auto& [rank, b] = vb.blocks[i];
     adios2::MinBlockInfo bi;
     bi.WriterID = rank;
     bi.BlockID = i;
-    if (info->WasLocalValue) {
-      // ADIOS2 reads a local value's start and count as the values.
-      bi.Start = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(i));
-      bi.Count = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(1));
-    } else {
-      bi.Start = b->start.empty() ? nullptr : b->start.data();
-      bi.Count = b->count.empty() ? nullptr : b->count.data();
-    }
+    bi.Start = nullptr;
+    bi.Count = nullptr;
     memset(&bi.MinMax, 0, sizeof bi.MinMax);
-    if (!b->min.empty() && b->min.size() <= sizeof bi.MinMax.MinUnion) {
+    if (!b->min.empty()) {  // sizes checked when the step was loaded
       memcpy(&bi.MinMax.MinUnion, b->min.data(), b->min.size());
       memcpy(&bi.MinMax.MaxUnion, b->max.data(), b->max.size());
     }
-    if (info->IsValue) {
-      const void* p = is_string ? static_cast<const void*>(&vb.strings[i])
-                                : static_cast<const void*>(b->value.data());
-      bi.BufferP = const_cast<void*>(p);
+    switch (vb.shape_id) {
+      case Shape::kLocalValue:
+        // ADIOS2 reads a local value's start and count as the numbers.
+        bi.Start = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(i));
+        bi.Count = reinterpret_cast<const size_t*>(static_cast<uintptr_t>(1));
+        break;
+      case Shape::kGlobalArray:
+        bi.Start = b->start.data();
+        bi.Count = b->count.data();
+        break;
+      case Shape::kLocalArray:
+        bi.Count = b->count.data();
+        break;
+      case Shape::kGlobalValue: {
+        const void* p = is_string ? static_cast<const void*>(&vb.strings[i])
+                                  : static_cast<const void*>(b->value.data());
+        bi.BufferP = const_cast<void*>(p);
+        break;
+      }
     }
     info->BlocksInfo.push_back(bi);
   }

@@ -41,6 +41,13 @@ bool WithType(const std::string& type, const void* p, F&& f) {
   });
 }
 
+// sizeof(T) for the type named `type`; 0 for none.
+inline size_t TypeSize(const std::string& type) {
+  size_t n = 0;
+  ForType(type, [&](auto* tag) { n = sizeof(*tag); });
+  return n;
+}
+
 }  // namespace adios2_engine
 }  // namespace sluice
 

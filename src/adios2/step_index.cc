@@ -42,6 +42,9 @@ bool ValidShape(uint8_t s) {
 std::string CheckBlock(const Block& b) {
   if (b.var.empty()) return "a block without a variable name";
   if (b.type.empty()) return "variable " + b.var + " without a type";
+  if (b.min.size() != b.max.size()) {
+    return "variable " + b.var + ": a minimum and a maximum of different sizes";
+  }
   if (b.bytes > kMaxBytes || b.offset > kMaxBytes - b.bytes) {
     return "variable " + b.var + ": block outside 2^63 bytes";
   }
@@ -173,7 +176,9 @@ Status DecodeStepIndex(std::string_view data, const std::string& what,
   for (Attr& a : x.attrs) {
     a.name = r.Str();
     a.type = r.Str();
-    a.is_value = r.U8() != 0;
+    const uint8_t is_value = r.U8();
+    if (is_value > 1) return bad("attribute flag " + std::to_string(is_value));
+    a.is_value = is_value == 1;
     a.elements = r.U64();
     a.data = r.Str();
     if (r.bad) return bad("truncated attribute");

@@ -16,9 +16,12 @@
 //   attribute: str name, str type, u8 is_value, u64 elements, str data
 //   (the elements' bytes; strings each as a str).
 //   dims: u32 n, n u64; str: u32 length, the bytes.
-// Decode checks all of it: magic, version (a newer one is an error naming
-// it), checksum, lengths, shape ids, that start + count fits the shape,
-// and that every block's bytes lie inside 2^63.
+// Decode checks all of it that does not need the type's size: magic,
+// version (a newer one is an error naming it), checksum, lengths, shape
+// ids, that start + count fits the shape, that every block's bytes lie
+// inside 2^63. The engine checks the sizes (values, minimum and maximum,
+// bytes against the elements) when it loads a step. XXH64 finds damage,
+// not forgery: a reader trusts the stores it reads as it trusts its files.
 #ifndef SLUICE_ADIOS2_STEP_INDEX_H_
 #define SLUICE_ADIOS2_STEP_INDEX_H_
 

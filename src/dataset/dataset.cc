@@ -478,7 +478,9 @@ Status Dataset::ListElements(std::vector<std::string>* shared,
   return Status::OK();
 }
 
-Status Dataset::Close() {
+Status Dataset::Close() { return Close(Status::OK()); }
+
+Status Dataset::Close(const Status& local) {
   DatasetImpl* d = impl_.get();
   ContextImpl* c = d->ctx.get();
   Group* g = c->group.get();
@@ -507,6 +509,7 @@ Status Dataset::Close() {
   } else {
     std::vector<ElementRecord> index;
     s = d->CloseElements(&index);
+    if (s.ok()) s = local;
     // Every rank's parts on one root: where any rank had to fall back to.
     const int was = d->root_k;
     int top = d->root_k;

@@ -79,9 +79,36 @@ fi
 grep -q "kills itself in step 3" killed.err || { cat killed.err; fail "the writer did not reach step 3"; }
 [ -d root/job/commit ] || fail "no context directory root/job"
 "$mpiexec" -n 3 "$reader" ../placed.xml x.bp 2 4 | tee killed.txt
-# Mode::Write replaces the output: the old steps go.
+# A writer replacing the output (Mode::Write) that dies in its first step:
+# the old steps are still there, whole.
+if "$mpiexec" -n 4 "$writer" ../placed.xml x.bp 2 --die-in-step 1 2>killed2.err; then
+  fail "the second killed writer's job succeeded"
+fi
+"$mpiexec" -n 3 "$reader" ../placed.xml x.bp 2 4
+# One that commits a step replaces them.
 "$mpiexec" -n 2 "$writer" ../placed.xml x.bp 1
 "$mpiexec" -n 2 "$reader" ../placed.xml x.bp 1 2
+
+echo "== Puts without BeginStep/EndStep: one step, at Close"
+in_dir nosteps
+"$mpiexec" -n 4 "$writer" ../plugin.xml x.bp 1 --no-steps
+"$mpiexec" -n 3 "$reader" ../plugin.xml x.bp 1 4
+"$writer" ../plugin.xml x.bp 1 --no-steps
+"$reader" ../plugin.xml x.bp 1 1 | tee plugin1.txt
+"$writer" ../bp5.xml one.bp 1 --no-steps
+"$reader" ../bp5.xml one.bp 1 1 | tee bp5.txt
+a=$(grep '^digest' plugin1.txt) b=$(grep '^digest' bp5.txt)
+[ "$a" = "$b" ] || fail "without steps: plugin $a, BP5 $b"
+
+echo "== a rank that fails its commit: every rank fails, no step appears"
+in_dir failing
+xml ../failing.xml Plugin '<parameter key="test_fail_commit_rank" value="2"/>'
+"$mpiexec" -n 4 "$writer" ../failing.xml x.bp 2 --expect-failure 2>failing.err ||
+  { cat failing.err; fail "the failing writer did not fail alike on every rank"; }
+[ "$(grep -c 'failed as expected' failing.err)" = 4 ] || { cat failing.err; fail "not every rank failed"; }
+grep -q "failure injected by test_fail_commit_rank" failing.err ||
+  { cat failing.err; fail "the failure does not name its cause"; }
+"$mpiexec" -n 3 "$reader" ../plugin.xml x.bp 0 4
 
 echo "== a misspelt parameter"
 in_dir typo

@@ -6,7 +6,9 @@
 // cells (rows and an inner range of columns) shifted off the writers'
 // block boundaries, so that its selections cross them; reads every
 // rank_id (the local value, read as a 1-D array of WRITERS values), time,
-// and the attributes; and checks the blocks' count, starts and minimum and
+// label, every block of particles (a local array, by block selection and
+// a selection of the block's whole box from BlocksInfo), and the
+// attributes; and checks the blocks' count, starts and minimum and
 // maximum (BlocksInfo). Prints "digest HEX": a hash of every value read by
 // every rank, the same for any engine that returns the same values.
 #include <mpi.h>
@@ -98,6 +100,36 @@ int main(int argc, char** argv) {
       EXPECT(time, "step %d: no time", s);
       double tm = -1;
       engine.Get(time, tm, adios2::Mode::Sync);
+      auto label = io.InquireVariable<std::string>("label");
+      EXPECT(label, "step %d: no label", s);
+      std::string lb;
+      engine.Get(label, lb, adios2::Mode::Sync);
+      EXPECT(lb == Label(s), "step %d: label %s", s, lb.c_str());
+      Hash(lb.data(), lb.size());
+      auto particles = io.InquireVariable<float>("particles");
+      EXPECT(particles, "step %d: no particles", s);
+      auto pblocks = engine.BlocksInfo(particles, engine.CurrentStep());
+      EXPECT(pblocks.size() == writers, "step %d: %zu blocks of particles", s,
+             pblocks.size());
+      for (size_t b = 0; b < pblocks.size(); ++b) {
+        const int w = static_cast<int>(b);
+        EXPECT(pblocks[b].Count == adios2::Dims{Particles(w)},
+               "step %d: particles' block %zu count", s, b);
+        // The block, and (for engines that cannot size a block selection
+        // themselves: a plugin cannot) its whole box, from BlocksInfo.
+        particles.SetBlockSelection(b);
+        particles.SetSelection({{0}, pblocks[b].Count});
+        std::vector<float> got;
+        engine.Get(particles, got, adios2::Mode::Sync);
+        EXPECT(got.size() == Particles(w), "step %d: %zu particles in block %zu", s,
+               got.size(), b);
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT(got[i] == Particle(s, w, i), "step %d: particles[%zu][%zu] = %g", s, b,
+                 i, got[i]);
+        }
+        Hash(got.data(), got.size() * sizeof(float));
+        values += got.size();
+      }
       auto units = io.InquireAttribute<std::string>("units");
       EXPECT(units && units.Data().size() == 1 && units.Data()[0] == "kelvin",
              "step %d: attribute units", s);

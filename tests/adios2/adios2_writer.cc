@@ -4,12 +4,18 @@
 //   cells        int32 global array {ranks * 8, 6}, this rank's 8 rows
 //   rank_id      int32 local value, rank * 1000 + step
 //   time         double global value (rank 0), step * 0.5
+//   particles    float local array, 5 + rank values (no global shape)
+//   label        string global value (rank 0), "step-<step>"
 // and the attributes units = "kelvin" and scale = 2.5. temperature goes
 // out deferred (written at EndStep), the rest sync. The values are a
 // function of (step, global index): adios2_reader checks them.
-//   adios2_writer XML OUTPUT STEPS [--die-in-step K]
+//   adios2_writer XML OUTPUT STEPS [--die-in-step K] [--no-steps]
+//                 [--expect-failure]
 // --die-in-step K: in step K (1-based), once every rank has put its data
 // and performed the puts, every rank kills itself with SIGKILL.
+// --no-steps: no BeginStep/EndStep (STEPS should be 1: the Puts make one
+// step, at Close). --expect-failure: an exception on every rank is the
+// expected outcome (each rank says "failed as expected"; exit 0).
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -30,14 +36,28 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    fprintf(stderr, "usage: adios2_writer XML OUTPUT STEPS [--die-in-step K]\n");
+    fprintf(stderr, "usage: adios2_writer XML OUTPUT STEPS [--die-in-step K] "
+                    "[--no-steps] [--expect-failure]\n");
     return 2;
   }
   const std::string xml = argv[1], output = argv[2];
   const int steps = atoi(argv[3]);
   int die_in = 0;
-  if (argc >= 6 && strcmp(argv[4], "--die-in-step") == 0) die_in = atoi(argv[5]);
+  bool no_steps = false, expect_failure = false;
+  for (int i = 4; i < argc; ++i) {
+    if (strcmp(argv[i], "--die-in-step") == 0 && i + 1 < argc) {
+      die_in = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--no-steps") == 0) {
+      no_steps = true;  // Puts without BeginStep/EndStep: one step at Close
+    } else if (strcmp(argv[i], "--expect-failure") == 0) {
+      expect_failure = true;  // an exception is the expected outcome
+    } else {
+      fprintf(stderr, "adios2_writer: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
   using namespace sluice_adios2_test;
+  int rc = 0;
   try {
     adios2::ADIOS adios(xml);
     adios2::IO io = adios.DeclareIO("checkpoint");
@@ -49,34 +69,54 @@ int main(int argc, char** argv) {
         "cells", {n * kRows, kCols}, {r * kRows, 0}, {kRows, kCols});
     auto rank_id = io.DefineVariable<int32_t>("rank_id", {adios2::LocalValueDim});
     auto time = io.DefineVariable<double>("time");
+    auto particles = io.DefineVariable<float>("particles", {}, {}, {Particles(rank)});
+    auto label = io.DefineVariable<std::string>("label");
     io.DefineAttribute<std::string>("units", "kelvin");
     io.DefineAttribute<double>("scale", 2.5);
     adios2::Engine engine = io.Open(output, adios2::Mode::Write);
+    // Every step's buffers live until Close: deferred Puts outside a step
+    // are read then.
+    std::vector<std::vector<double>> ts(steps);
+    std::vector<std::vector<float>> ps(steps);
     for (int s = 0; s < steps; ++s) {
-      std::vector<double> t(kPerRank);
+      std::vector<double>& t = ts[s];
+      t.resize(kPerRank);
       for (size_t i = 0; i < kPerRank; ++i) t[i] = Temperature(s, r * kPerRank + i);
       std::vector<int32_t> c(kRows * kCols);
       for (size_t i = 0; i < kRows; ++i) {
         for (size_t j = 0; j < kCols; ++j) c[i * kCols + j] = Cell(s, r * kRows + i, j);
       }
-      engine.BeginStep();
+      std::vector<float>& p = ps[s];
+      p.resize(Particles(rank));
+      for (size_t i = 0; i < p.size(); ++i) p[i] = Particle(s, rank, i);
+      if (!no_steps) engine.BeginStep();
+      engine.Put(particles, p.data());  // deferred
       engine.Put(temperature, t.data());  // deferred: read at EndStep
-      engine.Put(cells, c.data(), adios2::Mode::Sync);
+      engine.Put(cells, c.data(), adios2::Mode::Sync);  // c goes: copied
       engine.Put(rank_id, RankId(s, rank), adios2::Mode::Sync);
-      if (rank == 0) engine.Put(time, Time(s), adios2::Mode::Sync);
+      if (rank == 0) {
+        engine.Put(time, Time(s), adios2::Mode::Sync);
+        engine.Put(label, Label(s), adios2::Mode::Sync);
+      }
       if (s + 1 == die_in) {
         engine.PerformPuts();
         MPI_Barrier(MPI_COMM_WORLD);
         fprintf(stderr, "adios2_writer: rank %d kills itself in step %d\n", rank, s + 1);
         kill(getpid(), SIGKILL);
       }
-      engine.EndStep();
+      if (!no_steps) engine.EndStep();
     }
     engine.Close();
+    if (expect_failure) {
+      fprintf(stderr, "adios2_writer rank %d: no failure\n", rank);
+      rc = 1;
+    }
   } catch (const std::exception& e) {
     fprintf(stderr, "adios2_writer rank %d: %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!expect_failure) MPI_Abort(MPI_COMM_WORLD, 1);
+    // Every rank is to fail alike: none waits for another here.
+    fprintf(stderr, "adios2_writer rank %d: failed as expected\n", rank);
   }
   MPI_Finalize();
-  return 0;
+  return rc;
 }

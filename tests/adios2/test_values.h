@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace sluice_adios2_test {
 
@@ -19,6 +20,12 @@ inline int32_t Cell(int step, size_t row, size_t col) {
 }
 inline int32_t RankId(int step, int rank) { return rank * 1000 + step; }
 inline double Time(int step) { return step * 0.5; }
+// particles: a local array of 5 + rank floats per rank.
+inline size_t Particles(int rank) { return 5 + static_cast<size_t>(rank); }
+inline float Particle(int step, int rank, size_t i) {
+  return static_cast<float>(step * 1000 + rank * 100) + static_cast<float>(i) * 0.5f;
+}
+inline std::string Label(int step) { return "step-" + std::to_string(step); }
 
 }  // namespace sluice_adios2_test
 
