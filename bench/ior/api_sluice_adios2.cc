@@ -53,6 +53,18 @@ class SluiceAdios2Api : public Api {
           "ADIOS2_PLUGIN_PATH to its directory)");
     } else {
       setenv("ADIOS2_PLUGIN_PATH", dir.c_str(), 1);
+      // The engine's context starts here, untimed, as SLUICE-DATASET's
+      // does in its constructor: an open for reading (no step yet) and a
+      // close leave it open for the repetitions (collective).
+      try {
+        adios2::IO io = adios_.DeclareIO("start");
+        Configure(io);
+        adios2::Engine e = io.Open(p.path, adios2::Mode::Read);
+        e.Close();
+        adios_.RemoveIO("start");
+      } catch (const std::exception& e) {
+        init_ = Status::IOError(std::string("SLUICE-ADIOS2: starting: ") + e.what());
+      }
     }
   }
   std::string Note() const override {
@@ -60,7 +72,8 @@ class SluiceAdios2Api : public Api {
            " with the Plugin engine libsluice_adios2 (" +
            std::string(getenv("ADIOS2_PLUGIN_PATH") ? getenv("ADIOS2_PLUGIN_PATH") : "?") +
            "), over MPI_COMM_WORLD; one step a repetition, committed at "
-           "EndStep; stores in " + root_ + "/bench (emptied after each "
+           "EndStep; its context started before the first repetition (as "
+           "SLUICE-DATASET's); stores in " + root_ + "/bench (emptied after each "
            "repetition by an open for writing without a step; kept after the "
            "run)";
   }
