@@ -9,7 +9,9 @@
 #      put several ranks' blocks into one output.
 #   3. A writer killed (SIGKILL, every rank) in the middle of step 3: a
 #      reader finds steps 1 and 2, whole, and no step 3.
-#   4. A misspelt parameter is an error naming the right one; nothing is
+#   4. Puts without steps; a failing commit on one rank; tiers (the steps
+#      drain, and are read from the drained copy once the first is lost).
+#   5. A misspelt parameter is an error naming the right one; nothing is
 #      written.
 # ADIOS2 2.12 hands a plugin its plugin's name, not the name the program
 # opens: the output goes to the IO's context, DATA_ROOT/checkpoint.sluice
@@ -56,6 +58,10 @@ in_dir four
 [ ! -e out.bp ] || fail "out.bp was created"
 "$mpiexec" -n 3 "$reader" ../plugin.xml out.bp 3 4 | tee read4.txt
 grep -q "^digest" read4.txt || fail "reader printed no digest"
+
+echo "== Mode::Append goes on after the last step"
+"$mpiexec" -n 4 "$writer" ../plugin.xml out.bp 2 --append 3
+"$mpiexec" -n 3 "$reader" ../plugin.xml out.bp 5 4
 
 echo "== drop-in: the plugin and BP5 give the same values"
 in_dir one
@@ -109,6 +115,19 @@ xml ../failing.xml Plugin '<parameter key="test_fail_commit_rank" value="2"/>'
 grep -q "failure injected by test_fail_commit_rank" failing.err ||
   { cat failing.err; fail "the failure does not name its cause"; }
 "$mpiexec" -n 3 "$reader" ../plugin.xml x.bp 0 4
+
+echo "== tiers: the steps drain like any dataset's ids"
+in_dir tiers
+xml ../tiers.xml Plugin '<parameter key="data_roots" value="'"$tmp"'/tiers/fast,'"$tmp"'/tiers/slow"/>
+      <parameter key="stage_mode" value="immediate"/>'
+"$mpiexec" -n 4 "$writer" ../tiers.xml x.bp 3
+# MPI_Finalize ended the context, which waited for the drains.
+for id in 0 1 2; do
+  [ -f slow/checkpoint.sluice/commit/steps.$id.index ] || fail "step $id was not drained"
+done
+# The fast root's stores lost (a node gone): the drained copy is read.
+rm -rf fast/checkpoint.sluice/writer.*
+"$mpiexec" -n 3 "$reader" ../tiers.xml x.bp 3 4
 
 echo "== a misspelt parameter"
 in_dir typo

@@ -10,12 +10,14 @@
 // out deferred (written at EndStep), the rest sync. The values are a
 // function of (step, global index): adios2_reader checks them.
 //   adios2_writer XML OUTPUT STEPS [--die-in-step K] [--no-steps]
-//                 [--expect-failure]
+//                 [--expect-failure] [--append FIRST]
 // --die-in-step K: in step K (1-based), once every rank has put its data
 // and performed the puts, every rank kills itself with SIGKILL.
 // --no-steps: no BeginStep/EndStep (STEPS should be 1: the Puts make one
 // step, at Close). --expect-failure: an exception on every rank is the
 // expected outcome (each rank says "failed as expected"; exit 0).
+// --append FIRST: open with Mode::Append; the steps written are numbered
+// (their values computed) from FIRST.
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -44,11 +46,14 @@ int main(int argc, char** argv) {
   const int steps = atoi(argv[3]);
   int die_in = 0;
   bool no_steps = false, expect_failure = false;
+  int append_from = -1;
   for (int i = 4; i < argc; ++i) {
     if (strcmp(argv[i], "--die-in-step") == 0 && i + 1 < argc) {
       die_in = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--no-steps") == 0) {
       no_steps = true;  // Puts without BeginStep/EndStep: one step at Close
+    } else if (strcmp(argv[i], "--append") == 0 && i + 1 < argc) {
+      append_from = atoi(argv[++i]);  // Mode::Append, the first step's number
     } else if (strcmp(argv[i], "--expect-failure") == 0) {
       expect_failure = true;  // an exception is the expected outcome
     } else {
@@ -73,20 +78,23 @@ int main(int argc, char** argv) {
     auto label = io.DefineVariable<std::string>("label");
     io.DefineAttribute<std::string>("units", "kelvin");
     io.DefineAttribute<double>("scale", 2.5);
-    adios2::Engine engine = io.Open(output, adios2::Mode::Write);
+    adios2::Engine engine =
+        io.Open(output, append_from >= 0 ? adios2::Mode::Append : adios2::Mode::Write);
+    const int first = append_from >= 0 ? append_from : 0;
     // Every step's buffers live until Close: deferred Puts outside a step
     // are read then.
     std::vector<std::vector<double>> ts(steps);
     std::vector<std::vector<float>> ps(steps);
-    for (int s = 0; s < steps; ++s) {
-      std::vector<double>& t = ts[s];
+    for (int k = 0; k < steps; ++k) {
+      const int s = first + k;  // the step's number, which its values encode
+      std::vector<double>& t = ts[k];
       t.resize(kPerRank);
       for (size_t i = 0; i < kPerRank; ++i) t[i] = Temperature(s, r * kPerRank + i);
       std::vector<int32_t> c(kRows * kCols);
       for (size_t i = 0; i < kRows; ++i) {
         for (size_t j = 0; j < kCols; ++j) c[i * kCols + j] = Cell(s, r * kRows + i, j);
       }
-      std::vector<float>& p = ps[s];
+      std::vector<float>& p = ps[k];
       p.resize(Particles(rank));
       for (size_t i = 0; i < p.size(); ++i) p[i] = Particle(s, rank, i);
       if (!no_steps) engine.BeginStep();
@@ -98,7 +106,7 @@ int main(int argc, char** argv) {
         engine.Put(time, Time(s), adios2::Mode::Sync);
         engine.Put(label, Label(s), adios2::Mode::Sync);
       }
-      if (s + 1 == die_in) {
+      if (k + 1 == die_in) {
         engine.PerformPuts();
         MPI_Barrier(MPI_COMM_WORLD);
         fprintf(stderr, "adios2_writer: rank %d kills itself in step %d\n", rank, s + 1);
