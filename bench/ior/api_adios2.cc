@@ -28,6 +28,7 @@
 
 #include <cstdio>
 
+#include "ior/adios2_xfer.h"
 #include "ior/api.h"
 
 namespace sluice {
@@ -81,18 +82,8 @@ class Adios2Api : public Api {
   }
   Status Xfer(Access access, char* buf, uint64_t len, uint64_t,
               uint64_t rank_offset) override {
-    try {
-      var_.SetSelection({{rank_offset}, {len}});
-      uint8_t* p = reinterpret_cast<uint8_t*>(buf);
-      if (access == Access::kWrite) {
-        engine_.Put(var_, p, adios2::Mode::Sync);  // the buffer is reused
-      } else {
-        engine_.Get(var_, p, adios2::Mode::Sync);
-      }
-    } catch (const std::exception& e) {
-      return Status::IOError("ADIOS2 transfer " + path_ + ": " + e.what());
-    }
-    return Status::OK();
+    return Adios2Xfer(engine_, var_, access, buf, len, rank_offset,
+                      "ADIOS2 transfer " + path_);
   }
   // BP5 has no sync call: Close fsyncs the files it wrote. ADIOS2-BB:
   // WaitDurable fsyncs the drained files.

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "ior/adios2_xfer.h"
 #include "ior/api.h"
 
 namespace sluice {
@@ -109,19 +110,9 @@ class SluiceAdios2Api : public Api {
   }
   Status Xfer(Access access, char* buf, uint64_t len, uint64_t offset,
               uint64_t rank_offset) override {
-    const uint64_t at = shared_ ? offset : base_ + rank_offset;
-    try {
-      var_.SetSelection({{at}, {len}});
-      uint8_t* p = reinterpret_cast<uint8_t*>(buf);
-      if (access == Access::kWrite) {
-        engine_.Put(var_, p, adios2::Mode::Sync);  // the buffer is reused
-      } else {
-        engine_.Get(var_, p, adios2::Mode::Sync);
-      }
-    } catch (const std::exception& e) {
-      return Status::IOError(std::string("SLUICE-ADIOS2 transfer: ") + e.what());
-    }
-    return Status::OK();
+    return Adios2Xfer(engine_, var_, access, buf, len,
+                      shared_ ? offset : base_ + rank_offset,
+                      "SLUICE-ADIOS2 transfer");
   }
   // EndStep commits: the data is durable when Close returns.
   Status Fsync() override { return Status::OK(); }
