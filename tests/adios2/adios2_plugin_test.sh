@@ -17,9 +17,9 @@
 # opens: the output goes to the IO's context, DATA_ROOT/checkpoint.sluice
 # (data_roots "." by default: each case runs in a directory of its own),
 # or where the engine's parameters say.
-#   adios2_plugin_test.sh WRITER READER MPIEXEC PLUGIN_DIR TMP
+#   adios2_plugin_test.sh WRITER READER MPIEXEC PLUGIN_DIR TMP SLUICE_TOOL
 set -euo pipefail
-writer=$1 reader=$2 mpiexec=$3 plugin_dir=$4 tmp=$5
+writer=$1 reader=$2 mpiexec=$3 plugin_dir=$4 tmp=$5 sluice=$6
 export ADIOS2_PLUGIN_PATH=$plugin_dir
 rm -rf "$tmp"
 mkdir -p "$tmp"
@@ -105,6 +105,14 @@ in_dir nosteps
 "$reader" ../bp5.xml one.bp 1 1 | tee bp5.txt
 a=$(grep '^digest' plugin1.txt) b=$(grep '^digest' bp5.txt)
 [ "$a" = "$b" ] || fail "without steps: plugin $a, BP5 $b"
+# Only rank 0 puts: every rank still opens and commits the one step (no
+# rank waits alone in a collective call), and rank 0's blocks are in it.
+in_dir rank0
+timeout 300 "$mpiexec" -n 4 "$writer" ../plugin.xml x.bp 1 --no-steps --only-rank-0 ||
+  fail "a writer whose rank 0 alone put data failed or hung"
+"$sluice" ls checkpoint.sluice steps | tee ls.txt
+[ "$(grep -c ' committed ' ls.txt)" = 1 ] || fail "not one step committed"
+grep -q ' committed .* 4 ' ls.txt || fail "the step is not every rank's"
 
 echo "== a rank that fails its commit: every rank fails, no step appears"
 in_dir failing

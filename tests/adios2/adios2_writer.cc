@@ -10,14 +10,15 @@
 // out deferred (written at EndStep), the rest sync. The values are a
 // function of (step, global index): adios2_reader checks them.
 //   adios2_writer XML OUTPUT STEPS [--die-in-step K] [--no-steps]
-//                 [--expect-failure] [--append FIRST]
+//                 [--expect-failure] [--append FIRST] [--only-rank-0]
 // --die-in-step K: in step K (1-based), once every rank has put its data
 // and performed the puts, every rank kills itself with SIGKILL.
 // --no-steps: no BeginStep/EndStep (STEPS should be 1: the Puts make one
 // step, at Close). --expect-failure: an exception on every rank is the
 // expected outcome (each rank says "failed as expected"; exit 0).
 // --append FIRST: open with Mode::Append; the steps written are numbered
-// (their values computed) from FIRST.
+// (their values computed) from FIRST. --only-rank-0: the other ranks put
+// nothing (with --no-steps, only rank 0 has a step to write at Close).
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   int die_in = 0;
   bool no_steps = false, expect_failure = false;
   int append_from = -1;
+  bool only_rank0 = false;
   for (int i = 4; i < argc; ++i) {
     if (strcmp(argv[i], "--die-in-step") == 0 && i + 1 < argc) {
       die_in = atoi(argv[++i]);
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
       no_steps = true;  // Puts without BeginStep/EndStep: one step at Close
     } else if (strcmp(argv[i], "--append") == 0 && i + 1 < argc) {
       append_from = atoi(argv[++i]);  // Mode::Append, the first step's number
+    } else if (strcmp(argv[i], "--only-rank-0") == 0) {
+      only_rank0 = true;  // the other ranks put nothing
     } else if (strcmp(argv[i], "--expect-failure") == 0) {
       expect_failure = true;  // an exception is the expected outcome
     } else {
@@ -98,6 +102,10 @@ int main(int argc, char** argv) {
       p.resize(Particles(rank));
       for (size_t i = 0; i < p.size(); ++i) p[i] = Particle(s, rank, i);
       if (!no_steps) engine.BeginStep();
+      if (only_rank0 && rank != 0) {
+        if (!no_steps) engine.EndStep();
+        continue;
+      }
       engine.Put(particles, p.data());  // deferred
       engine.Put(temperature, t.data());  // deferred: read at EndStep
       engine.Put(cells, c.data(), adios2::Mode::Sync);  // c goes: copied
