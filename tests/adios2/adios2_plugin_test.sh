@@ -108,7 +108,7 @@ a=$(grep '^digest' plugin1.txt) b=$(grep '^digest' bp5.txt)
 # Only rank 0 puts: every rank still opens and commits the one step (no
 # rank waits alone in a collective call), and rank 0's blocks are in it.
 in_dir rank0
-timeout 300 "$mpiexec" -n 4 "$writer" ../plugin.xml x.bp 1 --no-steps --only-rank-0 ||
+timeout -k 10 300 "$mpiexec" -n 4 "$writer" ../plugin.xml x.bp 1 --no-steps --only-rank-0 ||
   fail "a writer whose rank 0 alone put data failed or hung"
 "$sluice" ls checkpoint.sluice steps | tee ls.txt
 [ "$(grep -c ' committed ' ls.txt)" = 1 ] || fail "not one step committed"
