@@ -8,9 +8,8 @@
 #include <complex>
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
-
 #include <cctype>
+#include <type_traits>
 
 #include "adios2/contexts.h"
 #include "adios2/engine_types.h"
@@ -40,17 +39,6 @@ std::string ContextFor(const std::string& io) {
   }
   if (n.empty() || n[0] == '.') n = "io" + n;
   return n + ".sluice";
-}
-
-uint64_t Elements(const std::vector<uint64_t>& count) {
-  uint64_t n = 1;
-  for (uint64_t c : count) {
-    if (c != 0 && n > UINT64_MAX / c) {
-      throw std::invalid_argument("sluice ADIOS2 engine: a block of more than 2^64 elements");
-    }
-    n *= c;
-  }
-  return n;
 }
 
 template <class T>
@@ -391,9 +379,9 @@ void SluiceEngine::Put(adios2::Variable<T> v, const T* values, bool deferred) {
              "the shape in dimension " + std::to_string(i));
       }
     }
-    const uint64_t n = Elements(b.count);
-    if (n > (uint64_t{1} << 62) / sizeof(T)) Fail("variable " + b.var + ": block too large");
-    b.bytes = n * sizeof(T);
+    if (!BlockBytes(b.count, sizeof(T), &b.bytes)) {
+      Fail("variable " + b.var + ": block too large");
+    }
     bytes = b.bytes;
   }
   if (!in_step_) {

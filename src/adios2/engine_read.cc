@@ -155,16 +155,13 @@ void SluiceEngine::DefineVariables() {
         } else if (value) {
           if (b->value.size() != sizeof(T)) Fail(w + "a value of the wrong size");
         } else {
-          uint64_t n = 1;
-          for (uint64_t c : b->count) {
-            if (c != 0 && n > (uint64_t{1} << 62) / sizeof(T) / c) {
-              Fail(w + "more elements than it can hold");
-            }
-            n *= c;
+          uint64_t bytes = 0;
+          if (!BlockBytes(b->count, sizeof(T), &bytes)) {
+            Fail(w + "more elements than it can hold");
           }
-          if (b->bytes != n * sizeof(T)) {
+          if (b->bytes != bytes) {
             Fail(w + std::to_string(b->bytes) + " bytes for " +
-                 std::to_string(n) + " elements of " + vb.type);
+                 std::to_string(bytes / sizeof(T)) + " elements of " + vb.type);
           }
         }
       }

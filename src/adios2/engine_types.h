@@ -7,7 +7,9 @@
 #include <adios2/cxx/Types.h>
 
 #include <complex>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #if defined(__GNUC__)
 #define SLUICE_ADIOS2_EXPORT __attribute__((visibility("default")))
@@ -39,6 +41,20 @@ bool WithType(const std::string& type, const void* p, F&& f) {
     using T = std::remove_pointer_t<decltype(tag)>;
     f(static_cast<const T*>(p));
   });
+}
+
+// The bytes of a block of `count` elements of `elem` bytes each, in
+// *bytes; false when they would pass 2^62, the largest block the engine
+// writes or reads.
+inline bool BlockBytes(const std::vector<uint64_t>& count, size_t elem,
+                       uint64_t* bytes) {
+  uint64_t n = 1;
+  for (uint64_t c : count) {
+    if (c != 0 && n > (uint64_t{1} << 62) / elem / c) return false;
+    n *= c;
+  }
+  *bytes = n * elem;
+  return true;
 }
 
 // sizeof(T) for the type named `type`; 0 for none.
